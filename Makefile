@@ -1,0 +1,114 @@
+# loopkit: one non-recursive Makefile. `make help` lists the targets.
+include config.mk
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lxxhash -lpthread -lm
+
+ABS_O      := $(abspath $(O))
+CPPFLAGS   += -Iinclude -Irt -D_GNU_SOURCE
+CFLAGS     := $(CSTD) $(OPT) $(WARN) $(SANFLAGS) $(PKG_CFLAGS) $(EXTRA_CFLAGS)
+LDFLAGS    += $(SANFLAGS)
+
+# The runtime linked into benchmarks: never sanitised, position independent
+# (benchmarks are PIE by default on Debian), no dependency on the library.
+RT_CFLAGS  := $(CSTD) -O2 -g -fPIC $(WARN) -Irt -D_GNU_SOURCE
+
+LIB_SRC    := $(sort $(wildcard src/core/*.c src/config/*.c src/store/*.c \
+		src/measure/*.c))
+CLI_SRC    := $(sort $(wildcard src/cli/*.c))
+RT_SRC     := $(sort $(wildcard rt/*.c))
+UNIT_SRC   := $(sort $(wildcard tests/unit/test-*.c))
+FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz-*.c))
+
+LIB_OBJ    := $(LIB_SRC:%.c=$(O)/%.o)
+CLI_OBJ    := $(CLI_SRC:%.c=$(O)/%.o)
+RT_OBJ     := $(RT_SRC:%.c=$(O)/rt-obj/%.o)
+UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
+
+LIBLK      := $(O)/liblk.a
+LIBLKRT    := $(O)/lib/liblkrt.a
+LOOPKIT    := $(O)/loopkit
+
+# Where the built loopkit finds lkrt.h and liblkrt.a to compile benchmarks.
+RT_PATHS   := -DLK_RT_INCLUDE_DIR='"$(abspath rt)"' \
+	      -DLK_RT_LIB_DIR='"$(ABS_O)/lib"'
+
+.PHONY: all check check-suite unit e2e demo bench deps fuzz clean help \
+	format asan
+all: $(LOOPKIT) $(LIBLKRT)
+
+$(O)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(O)/src/cli/loopkit.o: CPPFLAGS += $(RT_PATHS)
+$(O)/src/measure/%.o: CPPFLAGS += $(RT_PATHS)
+
+$(O)/rt-obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(RT_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(LIBLK): $(LIB_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && $(AR) rcs $@ $^
+
+$(LIBLKRT): $(RT_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && $(AR) rcs $@ $^
+
+$(LOOPKIT): $(CLI_OBJ) $(LIBLK) $(LIBLKRT)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIBLK) $(LIBLKRT) $(PKG_LIBS)
+
+$(O)/tests/test-%: tests/unit/test-%.c $(LIBLK) $(LIBLKRT)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(RT_PATHS) $(CFLAGS) $(shell pkg-config --cflags criterion) \
+		-MMD -MP -o $@ $< $(LIBLK) $(LIBLKRT) $(LDFLAGS) $(PKG_LIBS) \
+		$(shell pkg-config --libs criterion)
+
+unit: $(UNIT_BIN)
+	@set -e; for t in $(UNIT_BIN); do \
+		echo "== $$t"; \
+		LOOPKIT_TEST_DATA=$(abspath tests/data) $$t --jobs 2 -q || exit 1; \
+	done
+
+e2e: $(LOOPKIT) $(LIBLKRT)
+	@LOOPKIT=$(ABS_O)/loopkit sh tests/e2e/run.sh
+
+check-suite: unit e2e
+
+# The whole suite, then again under ASan+UBSan in its own build directory.
+check: all
+	@$(MAKE) --no-print-directory check-suite
+	@$(MAKE) --no-print-directory O=$(O)/asan SANITIZE=1 check-suite
+	@sh tests/fuzz/run.sh $(O)/fuzz regress
+
+asan:
+	@$(MAKE) --no-print-directory O=$(O)/asan SANITIZE=1 check-suite
+
+fuzz:
+	@sh tests/fuzz/run.sh $(O)/fuzz explore
+
+demo: deps all
+	@sh examples/demo.sh $(LOOPKIT)
+
+bench: all
+	@sh bench/run.sh $(LOOPKIT)
+
+deps:
+	@sh tools/install-deps.sh
+
+format:
+	clang-format -i $(LIB_SRC) $(CLI_SRC) $(RT_SRC) include/loopkit/*.h rt/*.h
+
+clean:
+	rm -rf $(O)
+
+help:
+	@echo "make          build loopkit and the benchmark runtime (O=dir)"
+	@echo "make deps     install the Debian packages loopkit needs"
+	@echo "make check    unit + end-to-end tests, then again under ASan+UBSan"
+	@echo "make demo     run the example sweep into ./loopkit.d"
+	@echo "make bench    overhead and stability benchmarks"
+	@echo "make fuzz     run the fuzz targets for a while"
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -1,0 +1,153 @@
+/*
+ * config: YAML sweep files → the experiment model. Everything is
+ * validated before anything runs; every error names file:line.
+ */
+#ifndef LOOPKIT_CONFIG_H
+#define LOOPKIT_CONFIG_H
+
+#include "core.h"
+
+enum lk_reducer {
+	LK_REDUCE_MEDIAN = 0,
+	LK_REDUCE_MIN,
+	LK_REDUCE_MEAN,
+	LK_REDUCE_PERCENTILE, /* method.percentile */
+	LK_REDUCE_TRIMMED,    /* the X/T/R rule: method.trim_* */
+};
+
+/* How to measure. All figures per process unless said otherwise. */
+struct lk_method {
+	long warmup;             /* kernel calls before the first sample */
+	long steps;              /* kernel calls per sample; 0 = auto */
+	long min_sample_ticks;   /* with steps auto */
+	long repetitions;        /* samples per process */
+	long processes;          /* separate launches */
+	enum lk_reducer reducer;
+	double percentile;       /* 0..100, LK_REDUCE_PERCENTILE */
+	long trim_runs;          /* X: samples per attempt (default 5) */
+	double trim_tolerance;   /* T as a fraction (default 0.02) */
+	long trim_retries;       /* R: redo at most R times (default 3) */
+	int cold_cache;          /* flush before every sample */
+	int cpu;                 /* pin to this CPU; -1: no pinning */
+	int fifo;                /* try SCHED_FIFO */
+	int calibrate;           /* time a reference chain beside samples */
+	int no_aslr;             /* run with ADDR_NO_RANDOMIZE */
+	long align_functions;    /* -falign-functions=N added; 0: none */
+	double timeout;          /* seconds per process */
+};
+
+/* The defaults: warmup 10, steps auto (20000 ticks), 50 repetitions,
+ * 1 process, median, X=5 T=2% R=3, hot, no pinning, no FIFO, calibrate,
+ * no ASLR, functions aligned to 64, 60 s timeout. */
+void lk_method_init(struct lk_method *m);
+
+/*
+ * Set one method key from its text form, as the YAML 'method:' map and
+ * the CLI's --method KEY=VALUE both spell it. Keys: warmup, steps
+ * (N|auto), min-sample-ticks, repetitions, processes, reducer
+ * (min|median|mean|pNN|trimmed-mean), stability.runs,
+ * stability.tolerance (2% or 0.02), stability.retries, cache (hot|cold),
+ * cpu (N|none), fifo (bool), calibrate (bool), aslr (bool),
+ * align-functions (N, power of two or 0), timeout (seconds), mode
+ * (min-of-4: 4 processes, 1 repetition, reducer min). 'where' prefixes
+ * the error message (e.g. "sweep.yaml:12"); NULL for none.
+ * LK_EINPUT on an unknown key or a bad value.
+ */
+int lk_method_set(struct lk_ctx *ctx, struct lk_method *m, const char *key,
+		  const char *value, const char *where);
+/* Canonical "key=value;..." text of every field: hashed into run keys. */
+LK_GIVE char *lk_method_canonical(const struct lk_method *m);
+/* "median", "min", "p10", "trimmed-mean" */
+LK_GIVE char *lk_reducer_name(const struct lk_method *m);
+
+/* Metric names loopkit measures; NULL-terminated. */
+extern const char *const lk_metric_names[];
+int lk_metric_known(const char *name);
+
+/* A -D axis: NAME and its values, in order (ranges already expanded). */
+struct lk_axis {
+	char *name;
+	struct lk_strv values;
+	long line;
+};
+
+/* A named set of compiler flags. */
+struct lk_flagset {
+	char *name;
+	char *flags;
+};
+
+enum lk_filter_op { LK_F_EQ, LK_F_NE, LK_F_LT, LK_F_LE, LK_F_GT, LK_F_GE,
+		    LK_F_IN, LK_F_NOT_IN };
+
+/* key OP values: LT..GE compare numbers, the rest strings. */
+struct lk_filter_cond {
+	char *key;               /* source, compiler, flags or an axis name */
+	enum lk_filter_op op;
+	struct lk_strv values;   /* one value except for IN / NOT_IN */
+};
+
+/* A conjunction: matches a variant when every condition holds. */
+struct lk_filter {
+	struct lk_filter_cond *conds;
+	size_t nconds;
+	long line;
+};
+
+struct lk_sweep {
+	char *path;               /* the YAML file, as given; NULL if built */
+	char *name;               /* 'name:' or the file's base name */
+	struct lk_strv sources;   /* absolute paths, checked to exist */
+	struct lk_strv compilers; /* default: gcc */
+	struct lk_flagset *flagsets; /* default: one, "default" = "-O2" */
+	size_t nflagsets;
+	struct lk_axis *axes;
+	size_t naxes;
+	struct lk_filter *exclude; /* drop a combination matching any */
+	size_t nexclude;
+	struct lk_filter *only;    /* if any: keep only those matching one */
+	size_t nonly;
+	struct lk_strv metrics;    /* default: tsc, cycles, ns */
+	struct lk_method method;
+};
+
+/* One point of the Cartesian product (borrowed pointers into the sweep). */
+struct lk_variant {
+	const char *source;
+	const char *compiler;
+	const struct lk_flagset *flagset;
+	const char **values;      /* values[i] is axis i's value */
+};
+
+/*
+ * Load and validate a sweep file. Relative source paths are relative to
+ * the file's directory. Unknown keys, wrong types, empty axes, unknown
+ * metrics, missing sources, bad filters: LK_EINPUT with "file:line:
+ * message". NULL *out on failure.
+ */
+int lk_sweep_load(struct lk_ctx *ctx, const char *path,
+		  LK_GIVE struct lk_sweep **out);
+/* Same from a buffer; 'name' is used in messages. */
+int lk_sweep_parse(struct lk_ctx *ctx, const char *name, const char *text,
+		   size_t len, LK_GIVE struct lk_sweep **out);
+/* An empty sweep with the defaults, for building one from CLI options. */
+LK_GIVE struct lk_sweep *lk_sweep_new(void);
+void lk_sweep_free(struct lk_sweep *s);
+
+/* Append a NAME=VALUE (or NAME) -D axis with a single value. */
+int lk_sweep_add_define(struct lk_ctx *ctx, struct lk_sweep *s,
+			const char *def);
+
+/*
+ * Expand sources × compilers × flagsets × axes, in that nesting order
+ * (last axis fastest), and apply the filters. *out is an array of *n
+ * variants; free it with lk_variants_free().
+ */
+int lk_sweep_expand(struct lk_ctx *ctx, const struct lk_sweep *s,
+		    LK_GIVE struct lk_variant **out, size_t *n);
+void lk_variants_free(struct lk_variant *v, size_t n);
+/* Does variant v match filter f? */
+int lk_filter_match(const struct lk_sweep *s, const struct lk_filter *f,
+		    const struct lk_variant *v);
+
+#endif

@@ -1,0 +1,194 @@
+/*
+ * core: error context, allocation, strings, hashing, files and paths,
+ * thread pool, progress reporting. Every other module of the library
+ * builds on this header; it depends on nothing but libc (and xxhash,
+ * hidden behind lk_hash_*).
+ */
+#ifndef LOOPKIT_CORE_H
+#define LOOPKIT_CORE_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Ownership annotations on public pointers (see STYLE.md). */
+#define LK_GIVE /* caller owns the result */
+#define LK_TAKE /* callee consumes the argument, even on failure */
+#define LK_KEEP /* borrowed */
+
+#define LK_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define LK_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define LK_NORETURN __attribute__((noreturn))
+
+/*
+ * Error codes. Library functions return 0 or one of these; the message,
+ * with file/line context when there is one, is in the lk_ctx.
+ * LK_EINPUT is the user's fault (bad config, bad option): exit 2.
+ */
+enum {
+	LK_OK = 0,
+	LK_EINPUT = -1,    /* malformed input: config, options, files */
+	LK_ESYS = -2,      /* a system call failed */
+	LK_ESTORE = -3,    /* the SQLite store failed */
+	LK_EUNSUP = -4,    /* not supported on this machine or build */
+	LK_ECHILD = -5,    /* a child process failed */
+	LK_ENOTFOUND = -6, /* a named thing does not exist */
+	LK_EINTERNAL = -7, /* a bug */
+};
+
+/*
+ * The context every library call gets. It carries the last error message
+ * and how chatty to be. Not shared between threads: give each worker its
+ * own and copy the message back.
+ */
+struct lk_ctx {
+	int code;          /* last error code, 0 if none */
+	char msg[1024];    /* last error message, "" if none */
+	int verbose;       /* 0 quiet, 1 info, 2 debug */
+	FILE *log;         /* where lk_info/lk_warn go; stderr by default */
+};
+
+void lk_ctx_init(struct lk_ctx *ctx);
+void lk_ctx_clear(struct lk_ctx *ctx);
+
+/* Record an error; returns code so callers can 'return lk_error(...)'. */
+int lk_error(struct lk_ctx *ctx, int code, const char *fmt, ...) LK_PRINTF(3, 4);
+/* Same, as "file:line: message" (line 0: "file: message"). */
+int lk_error_at(struct lk_ctx *ctx, int code, const char *file, long line,
+		const char *fmt, ...) LK_PRINTF(5, 6);
+/* Same as lk_error(ctx, LK_ESYS, ...) with ": strerror(errno)" appended. */
+int lk_error_errno(struct lk_ctx *ctx, const char *fmt, ...) LK_PRINTF(2, 3);
+void lk_warn(struct lk_ctx *ctx, const char *fmt, ...) LK_PRINTF(2, 3);
+void lk_info(struct lk_ctx *ctx, const char *fmt, ...) LK_PRINTF(2, 3);
+void lk_debug(struct lk_ctx *ctx, const char *fmt, ...) LK_PRINTF(2, 3);
+
+/* Allocation: these abort on out-of-memory, the only exit in the library. */
+LK_GIVE void *lk_malloc(size_t size);
+LK_GIVE void *lk_calloc(size_t n, size_t size);
+LK_GIVE void *lk_realloc(void *p, size_t size);
+LK_GIVE void *lk_reallocarray(void *p, size_t n, size_t size);
+LK_GIVE char *lk_strdup(const char *s);
+LK_GIVE char *lk_strndup(const char *s, size_t n);
+LK_GIVE char *lk_asprintf(const char *fmt, ...) LK_PRINTF(1, 2);
+LK_GIVE char *lk_vasprintf(const char *fmt, va_list ap);
+
+/* Grow array 'a' (with capacity 'alloc') to hold at least 'n' elements. */
+#define LK_GROW(a, n, alloc)                                                  \
+	do {                                                                  \
+		if ((size_t)(n) > (alloc)) {                                  \
+			(alloc) = (alloc) ? (alloc) * 2 : 8;                  \
+			if ((alloc) < (size_t)(n))                            \
+				(alloc) = (n);                                \
+			(a) = lk_reallocarray((a), (alloc), sizeof(*(a)));    \
+		}                                                             \
+	} while (0)
+
+LK_NORETURN void lk_bug(const char *file, int line, const char *what);
+#define LK_BUG(what) lk_bug(__FILE__, __LINE__, (what))
+
+/* Growable string buffer; buf is always NUL-terminated once used. */
+struct lk_buf {
+	char *buf;
+	size_t len, alloc;
+};
+#define LK_BUF_INIT {NULL, 0, 0}
+void lk_buf_init(struct lk_buf *b);
+void lk_buf_release(struct lk_buf *b);
+void lk_buf_reset(struct lk_buf *b);
+void lk_buf_add(struct lk_buf *b, const void *data, size_t len);
+void lk_buf_adds(struct lk_buf *b, const char *s);
+void lk_buf_addch(struct lk_buf *b, int c);
+void lk_buf_addf(struct lk_buf *b, const char *fmt, ...) LK_PRINTF(2, 3);
+void lk_buf_vaddf(struct lk_buf *b, const char *fmt, va_list ap);
+/* Append s as a JSON string literal, quotes included. */
+void lk_buf_add_json_str(struct lk_buf *b, const char *s);
+/* Append s as a CSV field (quoted when it needs to be). */
+void lk_buf_add_csv_field(struct lk_buf *b, const char *s);
+/* The string, "" when nothing was added. Valid until the next change. */
+const char *lk_buf_str(const struct lk_buf *b);
+/* Hand the string to the caller and reset b. */
+LK_GIVE char *lk_buf_detach(struct lk_buf *b);
+
+/* NULL-terminated vector of owned strings (an argv). */
+struct lk_strv {
+	char **v;   /* v[n] == NULL once anything was pushed */
+	size_t n, alloc;
+};
+#define LK_STRV_INIT {NULL, 0, 0}
+void lk_strv_push(struct lk_strv *sv, const char *s);
+void lk_strv_pushf(struct lk_strv *sv, const char *fmt, ...) LK_PRINTF(2, 3);
+void lk_strv_push_take(struct lk_strv *sv, LK_TAKE char *s);
+void lk_strv_release(struct lk_strv *sv);
+/*
+ * Split a flags string into words the way a shell would for plain words:
+ * whitespace separates, '...' and "..." group, backslash escapes. No
+ * expansion of any kind. Returns LK_EINPUT on an unbalanced quote.
+ */
+int lk_strv_split(struct lk_ctx *ctx, struct lk_strv *sv, const char *s);
+/* Join with single spaces (no quoting). */
+LK_GIVE char *lk_strv_join(const struct lk_strv *sv, const char *sep);
+
+/* Parse helpers: the whole string must be consumed. 0 or LK_EINPUT. */
+int lk_parse_long(const char *s, long *out);
+int lk_parse_double(const char *s, double *out);
+
+/* Content hashing (XXH3 128-bit), printed as 32 hex digits. */
+struct lk_hash {
+	void *state;
+};
+#define LK_HASH_HEX 33
+void lk_hash_init(struct lk_hash *h);
+void lk_hash_add(struct lk_hash *h, const void *data, size_t len);
+/* Adds the length first, so ("ab","c") and ("a","bc") differ. */
+void lk_hash_add_str(struct lk_hash *h, const char *s);
+void lk_hash_final(struct lk_hash *h, char out[LK_HASH_HEX]);
+void lk_hash_buf(const void *data, size_t len, char out[LK_HASH_HEX]);
+
+/* Files and paths. */
+int lk_file_read(struct lk_ctx *ctx, const char *path, LK_GIVE char **data,
+		 size_t *len);
+/* Write through a temporary file and rename(2): readers never see half. */
+int lk_file_write_atomic(struct lk_ctx *ctx, const char *path,
+			 const void *data, size_t len);
+int lk_file_copy_atomic(struct lk_ctx *ctx, const char *from, const char *to,
+			int mode);
+int lk_mkdir_p(struct lk_ctx *ctx, const char *path, int mode);
+int lk_path_exists(const char *path);
+LK_GIVE char *lk_path_join(const char *dir, const char *name);
+LK_GIVE char *lk_path_dirname(const char *path);
+/* Absolute, normalised path of an existing file; NULL on failure. */
+LK_GIVE char *lk_path_real(const char *path);
+/* Search PATH for an executable; NULL if absent. */
+LK_GIVE char *lk_which(const char *name);
+
+/* Monotonic wall clock in seconds. */
+double lk_now(void);
+
+/*
+ * Run fn(arg, i) for i in [0, n) on up to 'jobs' threads (jobs <= 0: the
+ * number of online CPUs). Returns when all are done.
+ */
+void lk_pool_run(int jobs, size_t n, void (*fn)(void *arg, size_t i), void *arg);
+int lk_cpu_count(void);
+
+/*
+ * Progress on stderr: a bar with ETA redrawn in place on a terminal,
+ * one plain line per finished unit otherwise.
+ */
+struct lk_progress {
+	const char *label;
+	size_t total, done;
+	double start;
+	int tty;
+	int quiet;
+	FILE *out;
+};
+void lk_progress_init(struct lk_progress *p, const char *label, size_t total,
+		      int quiet);
+/* One unit finished; 'what' names it, 'status' says how ("ok", ...). */
+void lk_progress_step(struct lk_progress *p, const char *what,
+		      const char *status);
+void lk_progress_end(struct lk_progress *p);
+
+#endif

@@ -1,0 +1,46 @@
+/*
+ * env: what this machine is and what it can measure, as an ordered list
+ * of key/value facts; tuning it for measurement and undoing that.
+ */
+#ifndef LOOPKIT_ENV_H
+#define LOOPKIT_ENV_H
+
+#include "core.h"
+
+struct lk_env_item {
+	char *key;    /* dotted: cpu.model, tsc.hz, pmu.available, ... */
+	char *value;  /* text; "unknown" when it could not be read */
+};
+
+struct lk_env {
+	struct lk_env_item *items;
+	size_t n, alloc;
+};
+
+enum {
+	LK_ENV_CALIBRATE = 1 << 0, /* time the reference chain (~100 ms) */
+};
+
+/* Gather the facts. Never fails for a fact it cannot read: that fact
+ * says "unknown". Returns 0 or LK_ESYS for a real failure. */
+int lk_env_collect(struct lk_ctx *ctx, struct lk_env *env, unsigned flags);
+/* The value of key, or NULL. */
+const char *lk_env_get(const struct lk_env *env, const char *key);
+void lk_env_set(struct lk_env *env, const char *key, const char *value);
+void lk_env_release(struct lk_env *env);
+/* One JSON object, keys in collection order. */
+LK_GIVE char *lk_env_json(const struct lk_env *env);
+/* Aligned "key  value" lines. */
+LK_GIVE char *lk_env_text(const struct lk_env *env);
+
+/*
+ * Tune the machine for measurement (governor performance, turbo off,
+ * ASLR off, NMI watchdog off, ...). With apply == 0, or without the
+ * privilege to write a setting, only say what would be done. Every
+ * changed setting's old value is saved in the state file first so
+ * lk_env_restore() can undo it. The report gets one line per setting.
+ */
+int lk_env_tune(struct lk_ctx *ctx, int apply, struct lk_buf *report);
+int lk_env_restore(struct lk_ctx *ctx, struct lk_buf *report);
+
+#endif

@@ -1,0 +1,212 @@
+/*
+ * store: the campaign store, a directory holding store.db (SQLite, WAL)
+ * and content-addressed files. Every stage writes its facts here in one
+ * transaction per unit of work, so a killed run loses nothing finished.
+ */
+#ifndef LOOPKIT_STORE_H
+#define LOOPKIT_STORE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core.h"
+
+#define LK_STORE_DEFAULT_DIR "loopkit.d"
+
+struct lk_store;
+
+/*
+ * Open (creating the directory and database when 'create') the campaign
+ * store in dir, and bring its schema up to date. Without 'create', a
+ * missing store.db is LK_ENOTFOUND. A schema newer than this build knows
+ * is LK_EUNSUP.
+ */
+int lk_store_open(struct lk_ctx *ctx, const char *dir, int create,
+		  LK_GIVE struct lk_store **out);
+void lk_store_close(struct lk_store *s);
+const char *lk_store_dir(const struct lk_store *s);
+int lk_store_schema_version(const struct lk_store *s);
+
+/*
+ * Content-addressed file area: "<dir>/objects/<h[0:2]>/<h[2:]><suffix>".
+ * The path is returned whether or not the file exists.
+ */
+LK_GIVE char *lk_store_object_path(const struct lk_store *s, const char *hash,
+				   const char *suffix);
+
+/* Get or create the campaign called name; config fields may be NULL. */
+int lk_store_campaign(struct lk_ctx *ctx, struct lk_store *s, const char *name,
+		      const char *config_path, const char *config_hash,
+		      int64_t *id);
+
+/* Store an environment snapshot (JSON object) once per content. */
+int lk_store_env_put(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
+		     const char *json, int64_t *id);
+
+struct lk_param {
+	const char *name;
+	const char *value;
+};
+
+struct lk_variant_rec {
+	const char *hash;        /* of everything below */
+	const char *source;      /* path as configured */
+	const char *source_hash; /* of the file's content */
+	const char *compiler;
+	const char *flagset;     /* flag set name */
+	const char *cflags;      /* the flags themselves */
+	const struct lk_param *params; /* -D axes: name, value */
+	size_t nparams;
+};
+
+/* Insert a variant unless (campaign, hash) exists; *id either way. */
+int lk_store_variant_put(struct lk_ctx *ctx, struct lk_store *s,
+			 int64_t campaign, const struct lk_variant_rec *v,
+			 int64_t *id);
+/* Number of variants of a campaign. */
+int lk_store_variant_count(struct lk_ctx *ctx, struct lk_store *s,
+			   int64_t campaign, long *n);
+
+struct lk_build_rec {
+	int64_t id;
+	char *hash;          /* key: source content, compiler, flags, rt */
+	char *compiler;
+	char *compiler_version;
+	char *command;       /* the argv, space-joined, for the record */
+	int ok;
+	char *reason;        /* why it failed, "" when ok */
+	char *log;           /* compiler output (warnings, opt reports) */
+	char *binary;        /* path relative to the store dir, "" if failed */
+	double seconds;
+};
+
+/* 0 and *b filled (release it) when found, LK_ENOTFOUND when not. */
+int lk_store_build_get(struct lk_ctx *ctx, struct lk_store *s,
+		       const char *hash, struct lk_build_rec *b);
+/* Insert or replace by hash; sets b->id. */
+int lk_store_build_put(struct lk_ctx *ctx, struct lk_store *s,
+		       struct lk_build_rec *b);
+void lk_build_rec_release(struct lk_build_rec *b);
+
+/* One raw figure of one sample. */
+struct lk_sample_rec {
+	int process;         /* launch index within the run */
+	int attempt;         /* redo index (trimmed-mean rule), from 0 */
+	const char *region;
+	long idx;            /* sample index within the process */
+	long steps;          /* kernel calls in the sample */
+	const char *metric;  /* tsc, ns, ref_tsc, ref_cycles, or an event */
+	double raw;          /* as the runtime reported it */
+	double value;        /* per step, overhead subtracted where it applies */
+};
+
+/* A fact about one launch: tsc_hz, fifo, cpu, roi_addr, overhead... */
+struct lk_info_rec {
+	int process;
+	int attempt;
+	const char *key;
+	const char *value;
+};
+
+/* A reduced figure. */
+struct lk_result_rec {
+	const char *region;
+	const char *metric;  /* tsc, ns, cycles, instructions, ... */
+	const char *source;  /* tsc, clock_monotonic_raw, pmu,
+				tsc-calibrated, perf-sw, unsupported */
+	const char *unit;    /* ticks/step, ns/step, cycles/step, ... */
+	int has_value;       /* 0: no number (unsupported, failed) */
+	double value;
+	const char *reducer; /* median, min, p10, trimmed-mean, ... */
+	long n;              /* samples behind the value */
+	double spread;       /* relative: (p90 - p10) / value; 0 if n < 2 */
+	const char *flags;   /* comma list: unstable, multiplexed,
+				calibration-unreliable, unsupported:ENOENT */
+	int primary;         /* the run's headline figure */
+};
+
+struct lk_run_rec {
+	int64_t variant_id;
+	int64_t build_id;    /* 0: none (build failed before) */
+	int64_t env_id;      /* 0: none */
+	const char *method_hash;
+	const char *method;  /* canonical method text */
+	const char *status;  /* ok, unstable, build-failed, crashed,
+				timed-out, failed */
+	const char *reason;  /* "" when ok */
+	int attempts;
+	double started, finished; /* Unix time, seconds */
+	const struct lk_sample_rec *samples;
+	size_t nsamples;
+	const struct lk_info_rec *infos;
+	size_t ninfos;
+	const struct lk_result_rec *results;
+	size_t nresults;
+};
+
+/*
+ * Is there a finished run of this variant under this method? 1 yes (its
+ * status in *status if non-NULL, to free), 0 no, < 0 error.
+ */
+int lk_store_run_done(struct lk_ctx *ctx, struct lk_store *s,
+		      int64_t variant_id, const char *method_hash,
+		      LK_GIVE char **status);
+/* Write a run with all its samples, infos and results in ONE transaction,
+ * replacing an earlier run with the same (variant, method hash). */
+int lk_store_run_put(struct lk_ctx *ctx, struct lk_store *s,
+		     const struct lk_run_rec *r, int64_t *id);
+/* Forget the runs of a campaign whose status is not ok/unstable, so that
+ * they are tried again. *n gets how many. */
+int lk_store_runs_forget_failed(struct lk_ctx *ctx, struct lk_store *s,
+				int64_t campaign, long *n);
+/* Count runs of a campaign (all statuses). */
+int lk_store_run_count(struct lk_ctx *ctx, struct lk_store *s,
+		       int64_t campaign, long *n);
+
+/* A stored reduced figure, owned (strings freed by lk_result_rows_free). */
+struct lk_result_row {
+	char *region, *metric, *source, *unit, *reducer, *flags;
+	int has_value;
+	double value;
+	long n;
+	double spread;
+	int primary;
+};
+
+/* The results of the finished run (variant, method hash), in the order
+ * they were stored; *n = 0 when there is none. */
+int lk_store_results_get(struct lk_ctx *ctx, struct lk_store *s,
+			 int64_t variant_id, const char *method_hash,
+			 LK_GIVE struct lk_result_row **rows, size_t *n);
+void lk_result_rows_free(struct lk_result_row *rows, size_t n);
+
+enum lk_export_format { LK_EXPORT_CSV, LK_EXPORT_JSON };
+
+/*
+ * Tidy table: one row per variant x region x metric (a variant without
+ * results gets one row with its status). Columns: campaign, variant,
+ * source, compiler, flagset, cflags, one column per -D parameter, region,
+ * metric, value, unit, metric_source, reducer, samples, spread, primary,
+ * status, flags, reason. campaign NULL: every campaign.
+ */
+int lk_store_export(struct lk_ctx *ctx, struct lk_store *s,
+		    const char *campaign, /* A stored reduced figure, owned (strings freed by lk_result_rows_free). */
+struct lk_result_row {
+	char *region, *metric, *source, *unit, *reducer, *flags;
+	int has_value;
+	double value;
+	long n;
+	double spread;
+	int primary;
+};
+
+/* The results of the finished run (variant, method hash), in the order
+ * they were stored; *n = 0 when there is none. */
+int lk_store_results_get(struct lk_ctx *ctx, struct lk_store *s,
+			 int64_t variant_id, const char *method_hash,
+			 LK_GIVE struct lk_result_row **rows, size_t *n);
+void lk_result_rows_free(struct lk_result_row *rows, size_t n);
+
+enum lk_export_format fmt, FILE *out);
+
+#endif

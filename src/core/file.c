@@ -1,0 +1,198 @@
+/* Files and paths. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "loopkit/core.h"
+
+int lk_file_read(struct lk_ctx *ctx, const char *path, char **data,
+		 size_t *len)
+{
+	struct lk_buf b = LK_BUF_INIT;
+	char chunk[65536];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return lk_error_errno(ctx, "cannot open %s", path);
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			lk_error_errno(ctx, "cannot read %s", path);
+			close(fd);
+			lk_buf_release(&b);
+			return LK_ESYS;
+		}
+		lk_buf_add(&b, chunk, (size_t)n);
+	}
+	close(fd);
+	if (len)
+		*len = b.len;
+	*data = lk_buf_detach(&b);
+	return 0;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static char *temp_name(const char *path)
+{
+	return lk_asprintf("%s.tmp.%ld.%lx", path, (long)getpid(),
+			   (unsigned long)random());
+}
+
+int lk_file_write_atomic(struct lk_ctx *ctx, const char *path,
+			 const void *data, size_t len)
+{
+	char *tmp = temp_name(path);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	int ret = 0;
+
+	if (fd < 0) {
+		ret = lk_error_errno(ctx, "cannot create %s", tmp);
+		goto out;
+	}
+	if (write_all(fd, data, len) || fsync(fd)) {
+		ret = lk_error_errno(ctx, "cannot write %s", tmp);
+		close(fd);
+		unlink(tmp);
+		goto out;
+	}
+	close(fd);
+	if (rename(tmp, path)) {
+		ret = lk_error_errno(ctx, "cannot rename %s to %s", tmp, path);
+		unlink(tmp);
+	}
+out:
+	free(tmp);
+	return ret;
+}
+
+int lk_file_copy_atomic(struct lk_ctx *ctx, const char *from, const char *to,
+			int mode)
+{
+	char *data;
+	size_t len;
+	int ret = lk_file_read(ctx, from, &data, &len);
+
+	if (ret)
+		return ret;
+	ret = lk_file_write_atomic(ctx, to, data, len);
+	free(data);
+	if (!ret && chmod(to, (mode_t)mode))
+		ret = lk_error_errno(ctx, "cannot chmod %s", to);
+	return ret;
+}
+
+int lk_mkdir_p(struct lk_ctx *ctx, const char *path, int mode)
+{
+	char *p = lk_strdup(path), *s;
+	int ret = 0;
+
+	for (s = p + 1;; s++) {
+		char c = *s;
+
+		if (c != '/' && c != '\0')
+			continue;
+		*s = '\0';
+		if (mkdir(p, (mode_t)mode) && errno != EEXIST) {
+			ret = lk_error_errno(ctx, "cannot create directory %s",
+					     p);
+			break;
+		}
+		*s = c;
+		if (!c)
+			break;
+	}
+	free(p);
+	return ret;
+}
+
+int lk_path_exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+char *lk_path_join(const char *dir, const char *name)
+{
+	size_t len = strlen(dir);
+
+	if (name[0] == '/' || !len)
+		return lk_strdup(name);
+	return lk_asprintf("%s%s%s", dir, dir[len - 1] == '/' ? "" : "/",
+			   name);
+}
+
+char *lk_path_dirname(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return lk_strdup(".");
+	if (slash == path)
+		return lk_strdup("/");
+	return lk_strndup(path, (size_t)(slash - path));
+}
+
+char *lk_path_real(const char *path)
+{
+	char *p = realpath(path, NULL);
+	char *copy;
+
+	if (!p)
+		return NULL;
+	copy = lk_strdup(p);
+	free(p);
+	return copy;
+}
+
+char *lk_which(const char *name)
+{
+	const char *path = getenv("PATH");
+	char *dirs, *dir, *save = NULL;
+	char *found = NULL;
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) ? NULL : lk_strdup(name);
+	dirs = lk_strdup(path ? path : "/usr/bin:/bin");
+	for (dir = strtok_r(dirs, ":", &save); dir && !found;
+	     dir = strtok_r(NULL, ":", &save)) {
+		char *cand = lk_path_join(*dir ? dir : ".", name);
+
+		if (!access(cand, X_OK))
+			found = cand;
+		else
+			free(cand);
+	}
+	free(dirs);
+	return found;
+}
+
+double lk_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
