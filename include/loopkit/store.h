@@ -190,23 +190,6 @@ enum lk_export_format { LK_EXPORT_CSV, LK_EXPORT_JSON };
  * status, flags, reason. campaign NULL: every campaign.
  */
 int lk_store_export(struct lk_ctx *ctx, struct lk_store *s,
-		    const char *campaign, /* A stored reduced figure, owned (strings freed by lk_result_rows_free). */
-struct lk_result_row {
-	char *region, *metric, *source, *unit, *reducer, *flags;
-	int has_value;
-	double value;
-	long n;
-	double spread;
-	int primary;
-};
-
-/* The results of the finished run (variant, method hash), in the order
- * they were stored; *n = 0 when there is none. */
-int lk_store_results_get(struct lk_ctx *ctx, struct lk_store *s,
-			 int64_t variant_id, const char *method_hash,
-			 LK_GIVE struct lk_result_row **rows, size_t *n);
-void lk_result_rows_free(struct lk_result_row *rows, size_t n);
-
-enum lk_export_format fmt, FILE *out);
+		    const char *campaign, enum lk_export_format fmt, FILE *out);
 
 #endif
