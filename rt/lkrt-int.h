@@ -1,0 +1,129 @@
+/*
+ * lkrt-int.h: state and helpers shared by the runtime's files. Not
+ * installed, not included by benchmarks.
+ */
+#ifndef LKRT_INT_H
+#define LKRT_INT_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "lkrt.h"
+
+#define LK__MAX_EVENTS 9
+#define LK__NAME_MAX 64
+#define LK__MAX_STEPS ((uint64_t)1 << 24)
+
+/* One requested event; slot is its index in the group read, -1 if none. */
+struct lk__event {
+	const char *name;
+	int fd;
+	int err;
+	int slot;
+};
+
+/*
+ * The layout of read() on a group leader with PERF_FORMAT_GROUP |
+ * TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING.
+ */
+struct lk__group_read {
+	uint64_t nr;
+	uint64_t enabled;
+	uint64_t running;
+	uint64_t values[LK__MAX_EVENTS];
+};
+
+struct lk__sample {
+	uint64_t tsc;
+	uint64_t ns;
+	uint64_t ref_tsc;
+	int mux;
+	uint64_t ev[LK__MAX_EVENTS]; /* by group slot */
+};
+
+enum lk__phase {
+	LK__START,
+	LK__WARMUP,
+	LK__PROBE,
+	LK__SAMPLE,
+	LK__DONE,
+};
+
+struct lk__region {
+	struct lk__region *next;
+	char base[LK__NAME_MAX + 1];
+	char name[LK__NAME_MAX + 16];
+	enum lk__phase phase;
+	uint64_t steps;
+	uint64_t probe_min;
+	int probe_tries;
+	void *roi_addr;
+	uint64_t nsamples;
+	struct lk__sample *samples;
+
+	/* The round in flight, written by lk__sample_start/stop. */
+	uint64_t tsc0, tsc1;
+	uint64_t ns0, ns1;
+	struct lk__group_read ev0, ev1;
+	uint64_t ref_before;
+};
+
+struct lk__rt {
+	int initialised;
+	int finished;
+	int failed;
+	int result_fd; /* -1: started by hand */
+
+	uint64_t warmup;
+	uint64_t steps; /* 0: auto */
+	uint64_t min_sample_ticks;
+	uint64_t repetitions;
+	int cold;
+	int cpu;
+	int calibrate;
+	char fifo[48];
+
+	uint64_t tsc_hz;
+	uint64_t ovh_tsc_min, ovh_tsc_median;
+	uint64_t ovh_ns_min, ovh_ns_median;
+
+	int nevents;
+	struct lk__event events[LK__MAX_EVENTS];
+	int group_fd; /* -1 if no event opened */
+	int nslots;
+
+	struct lk__region *regions, *last_region;
+	void *roi_ret; /* return address of the latest lk_roi_begin() */
+	uint64_t total_samples;
+};
+
+extern struct lk__rt lk__rt;
+
+/* out.c: protocol output (a no-op by hand) and fatal errors. */
+void lk__out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int lk__out_flush(void);
+void lk__fatal(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+const char *lk__errname(int err);
+void lk__sanitise(char *s);
+
+/* timer.c */
+uint64_t lk__ns_now(void);
+void lk__measure_overhead(void);
+uint64_t lk__ref_run(void);
+
+/* events.c */
+void lk__events_parse(const char *list);
+void lk__events_open(void);
+void lk__events_read(struct lk__group_read *g);
+void lk__events_header(void);
+
+/* cache.c */
+void lk__cache_flush(void);
+
+/* summary.c */
+void lk__u64_sort(uint64_t *v, size_t n);
+double lk__median_d(double *v, size_t n);
+void lk__summary_print(void);
+
+#endif /* LKRT_INT_H */

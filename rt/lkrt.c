@@ -1,0 +1,175 @@
+/*
+ * lkrt.c: start-up and shutdown. lk_init() turns the LK_* environment
+ * into lk__rt and writes the protocol header; lk_finish() writes the end.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lkrt-int.h"
+
+struct lk__rt lk__rt = {
+	.result_fd = -1,
+	.group_fd = -1,
+	.cpu = -1,
+};
+
+static pid_t init_pid;
+static int finish_status;
+
+/* NULL for unset or empty: an empty variable means "use the default". */
+static const char *env(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : NULL;
+}
+
+static uint64_t env_u64(const char *name, uint64_t def, uint64_t min)
+{
+	const char *v = env(name);
+	unsigned long long n;
+	char *end;
+
+	if (!v)
+		return def;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	if (errno || *end || *v == '-' || n < min)
+		lk__fatal("bad %s=%s: want an integer >= %llu", name, v,
+			  (unsigned long long)min);
+	return n;
+}
+
+static int env_bool(const char *name, int def)
+{
+	const char *v = env(name);
+
+	if (!v)
+		return def;
+	if (strcmp(v, "0") && strcmp(v, "1"))
+		lk__fatal("bad %s=%s: want 0 or 1", name, v);
+	return *v == '1';
+}
+
+/* Before anything else, so that every later error reaches the runner. */
+static void open_result_fd(void)
+{
+	const char *v = env("LK_RESULT_FD");
+	char *end;
+	long fd;
+
+	if (!v)
+		return;
+	fd = strtol(v, &end, 10);
+	if (*end || fd < 0 || fd > 65535 || fcntl((int)fd, F_GETFD) < 0)
+		lk__fatal("bad LK_RESULT_FD=%s: not an open descriptor", v);
+	lk__rt.result_fd = (int)fd;
+	lk__out("lkrt version=1\n");
+}
+
+static void read_env(void)
+{
+	const char *steps = env("LK_STEPS");
+	const char *cache = env("LK_CACHE");
+
+	lk__rt.warmup = env_u64("LK_WARMUP", 10, 0);
+	lk__rt.repetitions = env_u64("LK_REPETITIONS", 50, 1);
+	lk__rt.min_sample_ticks = env_u64("LK_MIN_SAMPLE_TICKS", 20000, 1);
+	if (steps && strcmp(steps, "auto"))
+		lk__rt.steps = env_u64("LK_STEPS", 0, 1);
+	if (cache && strcmp(cache, "hot") && strcmp(cache, "cold"))
+		lk__fatal("bad LK_CACHE=%s: want hot or cold", cache);
+	lk__rt.cold = cache && !strcmp(cache, "cold");
+	lk__rt.calibrate = env_bool("LK_CALIBRATE", 1);
+	if (env("LK_CPU"))
+		lk__rt.cpu = (int)env_u64("LK_CPU", 0, 0);
+	lk__events_parse(env("LK_EVENTS"));
+}
+
+static void pin(void)
+{
+	cpu_set_t set;
+
+	if (lk__rt.cpu < 0)
+		return;
+	if (lk__rt.cpu >= CPU_SETSIZE)
+		lk__fatal("cannot pin to cpu %d: EINVAL", lk__rt.cpu);
+	CPU_ZERO(&set);
+	CPU_SET(lk__rt.cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		lk__fatal("cannot pin to cpu %d: %s", lk__rt.cpu,
+			  lk__errname(errno));
+}
+
+/* The lowest real-time priority: enough to beat normal tasks, no more. */
+static void try_fifo(void)
+{
+	struct sched_param sp = { 0 };
+
+	if (!env_bool("LK_FIFO", 0)) {
+		strcpy(lk__rt.fifo, "off");
+		return;
+	}
+	sp.sched_priority = sched_get_priority_min(SCHED_FIFO);
+	if (sched_setscheduler(0, SCHED_FIFO, &sp))
+		snprintf(lk__rt.fifo, sizeof(lk__rt.fifo), "denied:%s",
+			 lk__errname(errno));
+	else
+		strcpy(lk__rt.fifo, "applied");
+}
+
+static void at_exit(void)
+{
+	/* Not after a fatal error, and not in a child the benchmark forked. */
+	if (!lk__rt.failed && getpid() == init_pid)
+		lk_finish();
+}
+
+void lk_init(int argc, char **argv)
+{
+	if (lk__rt.initialised)
+		return;
+	lk__rt.initialised = 1;
+	init_pid = getpid();
+	open_result_fd();
+	read_env();
+	pin();
+	try_fifo();
+	lk__events_open();
+	lk_tsc_hz();
+	lk__measure_overhead();
+	if (lk__rt.cold)
+		lk__cache_flush(); /* allocates the sweep buffer now */
+	lk__out("info tsc_hz=%llu warmup=%llu repetitions=%llu cache=%s "
+		"cpu=%d fifo=%s calibrate=%d pid=%d\n",
+		(unsigned long long)lk__rt.tsc_hz,
+		(unsigned long long)lk__rt.warmup,
+		(unsigned long long)lk__rt.repetitions,
+		lk__rt.cold ? "cold" : "hot", lk__rt.cpu, lk__rt.fifo,
+		lk__rt.calibrate, (int)init_pid);
+	lk__events_header();
+	lk__out_flush();
+	atexit(at_exit);
+}
+
+int lk_finish(void)
+{
+	if (lk__rt.finished)
+		return finish_status;
+	lk_init(0, NULL);
+	lk__rt.finished = 1;
+	if (lk__rt.result_fd >= 0) {
+		lk__out("end samples=%llu\n",
+			(unsigned long long)lk__rt.total_samples);
+		finish_status = lk__out_flush() ? 1 : 0;
+	} else {
+		lk__summary_print();
+		finish_status = fflush(stdout) ? 1 : 0;
+	}
+	return finish_status;
+}

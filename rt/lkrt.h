@@ -1,0 +1,207 @@
+/*
+ * lkrt.h: the runtime linked into loopkit benchmarks (liblkrt.a).
+ *
+ * A benchmark includes only this header. It measures one kernel call
+ * expression with LK_MEASURE() and reports to the runner over the file
+ * descriptor in LK_RESULT_FD, following doc/rt-protocol.md; started by
+ * hand it prints a readable summary on stdout at exit.
+ *
+ *	int main(int argc, char **argv)
+ *	{
+ *		double *a;
+ *
+ *		lk_init(argc, argv);
+ *		a = lk_alloc(N * sizeof(*a));
+ *		...
+ *		LK_MEASURE(kernel(a, N));
+ *		return lk_finish();
+ *	}
+ *
+ * Time is TSC ticks and CLOCK_MONOTONIC_RAW nanoseconds, never "cycles":
+ * core cycles come from a PMU event or from a reference chain of imul
+ * instructions of known latency timed beside every sample.
+ *
+ * Every lk_* and LK_* name is public; lk__* names are private to the
+ * runtime and its macros and may change without notice.
+ */
+#ifndef LKRT_H
+#define LKRT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * The reference chain: LK_REF_ITERS loop iterations of LK_REF_UNROLL
+ * dependent `imul r64, r64`, LK_REF_LATENCY core cycles each (3 on every
+ * Intel and AMD core since Nehalem/K10). The loop's dec/jnz is independent
+ * and hides under the chain. 160 * 64 * 3 = 30720 cycles, ~12 us at
+ * 2.6 GHz: well above timer resolution, short enough to run twice per
+ * sample.
+ */
+#define LK_REF_UNROLL 64
+#define LK_REF_LATENCY 3
+#define LK_REF_ITERS 160
+#define LK_REF_CYCLES                                                          \
+	((uint64_t)LK_REF_ITERS * LK_REF_UNROLL * LK_REF_LATENCY)
+
+/*
+ * Read the TSC, fenced. Used for both ends of every timed interval:
+ *
+ *	rdtscp; lfence
+ *
+ * rdtscp does not read the counter until every earlier instruction has
+ * executed (and earlier loads are globally visible), so the kernel's work
+ * before a stop read is inside the interval. The lfence after it keeps
+ * later instructions from starting before the read, so the kernel's work
+ * after a start read cannot leak in front of it. lfence is dispatch
+ * serialising on Intel and on AMD since Zen 2 (Linux sets the bit on older
+ * AMD parts). Stores still in the store buffer at the stop read are not
+ * waited for; with a realistic number of steps per sample that tail is
+ * negligible. Using the same sequence at both ends makes its cost cancel
+ * in the empty-region overhead the runner subtracts. rdtscp clobbers ecx
+ * (TSC_AUX); the "memory" clobber keeps the compiler from moving memory
+ * accesses across the read.
+ */
+static inline uint64_t lk_tsc(void)
+{
+	uint32_t lo, hi, aux;
+
+	__asm__ volatile("rdtscp\n\tlfence"
+			 : "=a"(lo), "=d"(hi), "=c"(aux)
+			 :
+			 : "memory");
+	return (uint64_t)hi << 32 | lo;
+}
+
+/*
+ * Keep the compiler from deleting or constant-folding the computation of
+ * x: the value is forced into a register or memory that an opaque asm
+ * reads and may modify (Google Benchmark's DoNotOptimize). Any non-void
+ * expression; evaluates to x's value. "+rm" rather than the alternatives
+ * "+r,m", which gcc rejects for floating-point values.
+ */
+#define LK_DO_NOT_OPTIMIZE(x)                                                  \
+	({                                                                     \
+		__typeof__(x) lk__dno_ = (x);                                  \
+		__asm__ volatile("" : "+rm"(lk__dno_) : : "memory");          \
+		lk__dno_;                                                      \
+	})
+
+/* Tell the compiler any memory may have been read or written here. */
+#define LK_CLOBBER_MEMORY() __asm__ volatile("" : : : "memory")
+
+/*
+ * Region-of-interest markers. Real, never-inlined functions with stable
+ * symbol names: later loopkit stages put breakpoints on them. LK_MEASURE
+ * calls them around every reported sample (not around warm-up or the
+ * auto-steps probe); the timers start after lk_roi_begin() returns and
+ * stop before lk_roi_end() is called.
+ */
+void lk_roi_begin(void);
+void lk_roi_end(void);
+
+/*
+ * Read the LK_* environment (doc/rt-protocol.md), pin to LK_CPU, try
+ * SCHED_FIFO if LK_FIFO=1, open LK_EVENTS, measure the TSC frequency and
+ * the empty-region overhead, and write the protocol header. Registers an
+ * atexit handler that calls lk_finish(). Calling it again does nothing;
+ * LK_MEASURE calls it (with no arguments) if the program did not. Fatal
+ * problems (a bad LK_* value, pinning refused, out of memory) write an
+ * `error` line and exit with status 3.
+ */
+void lk_init(int argc, char **argv);
+
+/*
+ * Write the `end` line, or by hand the readable summary on stdout. Safe to
+ * call more than once (only the first call writes) and called at exit if
+ * main returns without it; a crash writes nothing, so a stream without
+ * `end` means the benchmark died. Regions measured after it are not run.
+ * Returns the exit status for main: 0, or 1 if results could not be
+ * written.
+ */
+int lk_finish(void);
+
+/*
+ * Allocate bytes of zeroed memory aligned to a 4096-byte page (at least one
+ * page). Never returns NULL: failure is fatal (`error` line, exit 3). Free
+ * with lk_free(), which accepts NULL.
+ */
+void *lk_alloc(size_t bytes);
+void lk_free(void *p);
+
+/*
+ * With LK_CACHE=cold, flush [p, p + bytes) from every cache level with
+ * clflushopt (clflush on older CPUs) before every sample. The memory is
+ * borrowed and must stay valid while regions run. If no buffer is
+ * registered, cold mode instead sweeps (reads and writes) a buffer twice
+ * the size of the last-level cache before every sample. Registering in hot
+ * mode costs nothing.
+ */
+void lk_flush_register(const void *p, size_t bytes);
+
+/*
+ * The TSC frequency in Hz, measured once against CLOCK_MONOTONIC_RAW over
+ * ~25 ms (at lk_init, or at the first call) and cached.
+ */
+uint64_t lk_tsc_hz(void);
+
+/*
+ * Time the reference chain for iters iterations (iters * LK_REF_UNROLL
+ * imuls, iters * LK_REF_UNROLL * LK_REF_LATENCY core cycles) and return
+ * the TSC ticks it took. iters must be at least 1.
+ */
+uint64_t lk_ref_chain_tsc(uint64_t iters);
+
+/*
+ * The median over runs timings of the reference chain of core cycles per
+ * TSC tick: the core clock relative to the TSC (e.g. 1.2 for a core
+ * running at 3.0 GHz against a 2.5 GHz TSC). runs < 1 counts as 1.
+ */
+double lk_core_tsc_ratio(int runs);
+
+/*
+ * Measure expr, a kernel call expression (evaluated for its effect; commas
+ * are allowed): LK_WARMUP evaluations, the auto-steps probe if LK_STEPS is
+ * auto, then LK_REPETITIONS samples of `steps` evaluations each, with
+ * LK_CLOBBER_MEMORY() after each evaluation so the compiler cannot hoist
+ * work out of the timed loop. The default region name is "kernel"; a
+ * name measured again in the same process is reported as name.2, name.3...
+ * Names are sanitised to [A-Za-z0-9_.:-].
+ */
+#define LK_MEASURE(...) LK_MEASURE_NAMED("kernel", __VA_ARGS__)
+
+#define LK_MEASURE_NAMED(name, ...)                                            \
+	do {                                                                   \
+		struct lk__region *lk__r_ = lk__region_open(name);             \
+		uint64_t lk__n_;                                               \
+		int lk__roi_;                                                  \
+		while ((lk__n_ = lk__region_next(lk__r_, &lk__roi_)) != 0) {   \
+			if (lk__roi_)                                          \
+				lk_roi_begin();                                \
+			lk__sample_start(lk__r_);                              \
+			do {                                                   \
+				__VA_ARGS__;                                   \
+				LK_CLOBBER_MEMORY();                           \
+			} while (--lk__n_ != 0);                               \
+			lk__sample_stop(lk__r_);                               \
+			if (lk__roi_)                                          \
+				lk_roi_end();                                  \
+		}                                                              \
+	} while (0)
+
+/* Private: the machinery behind LK_MEASURE_NAMED. */
+struct lk__region;
+struct lk__region *lk__region_open(const char *name);
+uint64_t lk__region_next(struct lk__region *r, int *roi);
+void lk__sample_start(struct lk__region *r);
+void lk__sample_stop(struct lk__region *r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LKRT_H */

@@ -1,0 +1,223 @@
+/*
+ * region.c: what LK_MEASURE_NAMED runs. The macro loops over rounds;
+ * lk__region_next() decides what each round is (warm-up, auto-steps
+ * probe, or a reported sample) and records the previous one, so the
+ * kernel expression appears once in the benchmark's code.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lkrt-int.h"
+
+#define PROBE_TRIES 3
+
+__attribute__((noinline, used)) void lk_roi_begin(void)
+{
+	lk__rt.roi_ret = __builtin_return_address(0);
+	__asm__ volatile("" : : : "memory");
+}
+
+__attribute__((noinline, used)) void lk_roi_end(void)
+{
+	__asm__ volatile("" : : : "memory");
+}
+
+/*
+ * The timed interval, innermost first: TSC, then CLOCK_MONOTONIC_RAW,
+ * then the counter group. The TSC interval holds no syscall; the ns
+ * interval holds two vDSO calls' worth; event deltas include both clock
+ * reads (a few hundred instructions at most).
+ */
+void lk__sample_start(struct lk__region *r)
+{
+	lk__events_read(&r->ev0);
+	r->ns0 = lk__ns_now();
+	r->tsc0 = lk_tsc();
+}
+
+void lk__sample_stop(struct lk__region *r)
+{
+	r->tsc1 = lk_tsc();
+	r->ns1 = lk__ns_now();
+	lk__events_read(&r->ev1);
+}
+
+/* A name measured again gets a suffix: every region's samples stay apart. */
+static void set_name(struct lk__region *r, const char *name)
+{
+	struct lk__region *o;
+	int seen = 1;
+
+	snprintf(r->base, sizeof(r->base), "%s",
+		 name && *name ? name : "kernel");
+	lk__sanitise(r->base);
+	for (o = lk__rt.regions; o; o = o->next)
+		seen += !strcmp(o->base, r->base);
+	if (seen > 1)
+		snprintf(r->name, sizeof(r->name), "%s.%d", r->base, seen);
+	else
+		snprintf(r->name, sizeof(r->name), "%s", r->base);
+}
+
+struct lk__region *lk__region_open(const char *name)
+{
+	struct lk__region *r;
+
+	lk_init(0, NULL);
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		lk__fatal("out of memory");
+	set_name(r, name);
+	r->phase = lk__rt.finished ? LK__DONE : LK__START;
+	r->steps = lk__rt.steps ? lk__rt.steps : 1;
+	r->samples = calloc(lk__rt.repetitions, sizeof(*r->samples));
+	if (!r->samples)
+		lk__fatal("out of memory for %llu samples",
+			  (unsigned long long)lk__rt.repetitions);
+	if (lk__rt.last_region)
+		lk__rt.last_region->next = r;
+	else
+		lk__rt.regions = r;
+	lk__rt.last_region = r;
+	return r;
+}
+
+/*
+ * Auto steps: double until a sample reaches min_sample_ticks. Each step
+ * count is timed PROBE_TRIES times and the minimum kept, because one
+ * interrupt (~20,000 ticks) is as long as the whole target.
+ */
+static int probe_done(struct lk__region *r)
+{
+	uint64_t t = r->tsc1 - r->tsc0;
+
+	if (!r->probe_tries || t < r->probe_min)
+		r->probe_min = t;
+	if (++r->probe_tries < PROBE_TRIES)
+		return 0;
+	if (r->probe_min >= lk__rt.min_sample_ticks ||
+	    r->steps >= LK__MAX_STEPS)
+		return 1;
+	r->steps *= 2;
+	r->probe_tries = 0;
+	return 0;
+}
+
+/* Before the first sample line: where the kernel sits, and what to subtract. */
+static void region_header(struct lk__region *r)
+{
+	lk__out("info region=%s steps=%llu roi_addr=0x%llx\n", r->name,
+		(unsigned long long)r->steps,
+		(unsigned long long)(uintptr_t)r->roi_addr);
+	lk__out("overhead region=%s tsc_min=%llu tsc_median=%llu ns_min=%llu "
+		"ns_median=%llu\n",
+		r->name, (unsigned long long)lk__rt.ovh_tsc_min,
+		(unsigned long long)lk__rt.ovh_tsc_median,
+		(unsigned long long)lk__rt.ovh_ns_min,
+		(unsigned long long)lk__rt.ovh_ns_median);
+	if (lk__rt.calibrate)
+		lk__out("calib region=%s ref_cycles=%llu ref_imuls=%llu "
+			"latency=%d\n",
+			r->name, (unsigned long long)LK_REF_CYCLES,
+			(unsigned long long)LK_REF_ITERS * LK_REF_UNROLL,
+			LK_REF_LATENCY);
+}
+
+static void sample_line(struct lk__region *r, const struct lk__sample *s)
+{
+	char buf[768];
+	int len, i;
+
+	len = snprintf(buf, sizeof(buf),
+		       "sample region=%s idx=%llu steps=%llu tsc=%llu ns=%llu",
+		       r->name, (unsigned long long)(s - r->samples),
+		       (unsigned long long)r->steps,
+		       (unsigned long long)s->tsc, (unsigned long long)s->ns);
+	if (lk__rt.calibrate)
+		len += snprintf(buf + len, sizeof(buf) - len,
+				" ref_tsc=%llu ref_cycles=%llu",
+				(unsigned long long)s->ref_tsc,
+				(unsigned long long)LK_REF_CYCLES);
+	for (i = 0; i < lk__rt.nevents; i++) {
+		const struct lk__event *e = &lk__rt.events[i];
+
+		if (e->slot >= 0)
+			len += snprintf(buf + len, sizeof(buf) - len, " %s=%llu",
+					e->name,
+					(unsigned long long)s->ev[e->slot]);
+	}
+	lk__out("%s%s\n", buf, s->mux ? " mux=1" : "");
+}
+
+/* The round that just ended was a sample: keep it and report it. */
+static void record_sample(struct lk__region *r)
+{
+	struct lk__sample *s = &r->samples[r->nsamples];
+	int i;
+
+	if (lk__rt.calibrate) {
+		uint64_t after = lk__ref_run();
+
+		s->ref_tsc = after < r->ref_before ? after : r->ref_before;
+	}
+	s->tsc = r->tsc1 - r->tsc0;
+	s->ns = r->ns1 - r->ns0;
+	for (i = 0; i < lk__rt.nslots; i++)
+		s->ev[i] = r->ev1.values[i] - r->ev0.values[i];
+	s->mux = r->ev1.running - r->ev0.running <
+		 r->ev1.enabled - r->ev0.enabled;
+	if (!r->nsamples) {
+		r->roi_addr = lk__rt.roi_ret;
+		region_header(r);
+	}
+	sample_line(r, s);
+	r->nsamples++;
+	lk__rt.total_samples++;
+}
+
+/* What to run next, given the round that just ended. */
+static enum lk__phase advance(struct lk__region *r)
+{
+	switch (r->phase) {
+	case LK__START:
+		if (lk__rt.warmup)
+			return LK__WARMUP;
+		/* fall through */
+	case LK__WARMUP:
+		if (!lk__rt.steps)
+			return LK__PROBE;
+		return LK__SAMPLE;
+	case LK__PROBE:
+		return probe_done(r) ? LK__SAMPLE : LK__PROBE;
+	case LK__SAMPLE:
+		record_sample(r);
+		return r->nsamples < lk__rt.repetitions ? LK__SAMPLE : LK__DONE;
+	case LK__DONE:
+		break;
+	}
+	return LK__DONE;
+}
+
+uint64_t lk__region_next(struct lk__region *r, int *roi)
+{
+	*roi = 0;
+	r->phase = advance(r);
+	switch (r->phase) {
+	case LK__WARMUP:
+		return lk__rt.warmup;
+	case LK__PROBE:
+		return r->steps;
+	case LK__SAMPLE:
+		break;
+	default:
+		lk__out_flush();
+		return 0;
+	}
+	if (lk__rt.cold)
+		lk__cache_flush();
+	if (lk__rt.calibrate)
+		r->ref_before = lk__ref_run();
+	*roi = 1;
+	return r->steps;
+}

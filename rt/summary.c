@@ -1,0 +1,132 @@
+/*
+ * summary.c: order statistics, and the readable summary printed when a
+ * benchmark is started by hand. TSC ticks are never called cycles here:
+ * core cycles are either a PMU event or derived from the reference chain,
+ * and labelled as such.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "lkrt-int.h"
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+void lk__u64_sort(uint64_t *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_u64);
+}
+
+/* Sorts v. The upper median for even n, like the overhead line's. */
+double lk__median_d(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_d);
+	return v[n / 2];
+}
+
+/* Per-step value of one sample, the runner's way: raw minus overhead. */
+static double per_step(uint64_t raw, uint64_t overhead, uint64_t steps)
+{
+	return raw > overhead ? (double)(raw - overhead) / steps : 0.0;
+}
+
+static void print_time(const struct lk__region *r, double *v)
+{
+	uint64_t i, n = r->nsamples;
+
+	for (i = 0; i < n; i++)
+		v[i] = per_step(r->samples[i].tsc, lk__rt.ovh_tsc_min,
+				r->steps);
+	lk__median_d(v, n);
+	printf("  %-28s min %.2f  median %.2f\n", "tsc ticks/step", v[0],
+	       v[n / 2]);
+	for (i = 0; i < n; i++)
+		v[i] = per_step(r->samples[i].ns, lk__rt.ovh_ns_min, r->steps);
+	printf("  %-28s median %.2f\n", "ns/step", lk__median_d(v, n));
+}
+
+static void print_calibrated(const struct lk__region *r, double *v)
+{
+	uint64_t i, n = r->nsamples;
+	double ratio;
+
+	for (i = 0; i < n; i++)
+		v[i] = (double)LK_REF_CYCLES / r->samples[i].ref_tsc;
+	ratio = lk__median_d(v, n);
+	for (i = 0; i < n; i++)
+		v[i] = per_step(r->samples[i].tsc, lk__rt.ovh_tsc_min,
+				r->steps) *
+		       LK_REF_CYCLES / r->samples[i].ref_tsc;
+	printf("  %-28s median %.2f  (core/tsc %.3f)\n",
+	       "cycles/step (tsc-calibrated)", lk__median_d(v, n), ratio);
+}
+
+static void print_events(const struct lk__region *r, double *v)
+{
+	uint64_t i, n = r->nsamples, mux = 0;
+	int k;
+
+	for (k = 0; k < lk__rt.nevents; k++) {
+		const struct lk__event *e = &lk__rt.events[k];
+		char label[48];
+
+		snprintf(label, sizeof(label), "%s/step", e->name);
+		if (e->slot < 0) {
+			printf("  %-28s not supported (%s)\n", label,
+			       lk__errname(e->err));
+			continue;
+		}
+		for (i = 0; i < n; i++)
+			v[i] = (double)r->samples[i].ev[e->slot] / r->steps;
+		printf("  %-28s median %.2f\n", label, lk__median_d(v, n));
+	}
+	for (i = 0; i < n; i++)
+		mux += r->samples[i].mux;
+	if (mux)
+		printf("  %llu of %llu samples multiplexed (mux=1: events "
+		       "counted part of the time, values not scaled)\n",
+		       (unsigned long long)mux, (unsigned long long)n);
+}
+
+static void print_region(const struct lk__region *r)
+{
+	double *v;
+
+	printf("region %s: %llu steps/sample, %llu samples\n", r->name,
+	       (unsigned long long)r->steps, (unsigned long long)r->nsamples);
+	if (!r->nsamples)
+		return;
+	v = malloc(r->nsamples * sizeof(*v));
+	if (!v)
+		return;
+	print_time(r, v);
+	if (lk__rt.calibrate)
+		print_calibrated(r, v);
+	print_events(r, v);
+	free(v);
+}
+
+void lk__summary_print(void)
+{
+	const struct lk__region *r;
+
+	printf("lkrt: tsc %.3f GHz, cpu %d, fifo %s, cache %s; "
+	       "overhead %llu ticks min, %llu median (subtracted)\n",
+	       lk__rt.tsc_hz / 1e9, lk__rt.cpu, lk__rt.fifo,
+	       lk__rt.cold ? "cold" : "hot",
+	       (unsigned long long)lk__rt.ovh_tsc_min,
+	       (unsigned long long)lk__rt.ovh_tsc_median);
+	for (r = lk__rt.regions; r; r = r->next)
+		print_region(r);
+}
