@@ -21,14 +21,23 @@ uint64_t lk__ns_now(void)
 
 /*
  * One (TSC, ns) pair. The TSC is read on both sides of clock_gettime and
- * the midpoint taken, so the pair's skew is at most half a vDSO call.
+ * the midpoint taken; of a few tries the tightest bracket wins, so an
+ * interrupt inside one (a few microseconds) cannot skew the frequency.
  */
 static void clock_pair(uint64_t *tsc, uint64_t *ns)
 {
-	uint64_t before = lk_tsc();
+	uint64_t best = UINT64_MAX;
+	int i;
 
-	*ns = lk__ns_now();
-	*tsc = before + (lk_tsc() - before) / 2;
+	for (i = 0; i < 8; i++) {
+		uint64_t before = lk_tsc(), now = lk__ns_now(), after = lk_tsc();
+
+		if (after - before < best) {
+			best = after - before;
+			*ns = now;
+			*tsc = before + best / 2;
+		}
+	}
 }
 
 /*
