@@ -22,15 +22,32 @@ enum {
 };
 
 /* Gather the facts. Never fails for a fact it cannot read: that fact
- * says "unknown". Returns 0 or LK_ESYS for a real failure. */
+ * says "unknown". Returns 0 or LK_ESYS for a real failure.
+ *
+ * System files (/sys, /proc, /etc/os-release, and the tune state under
+ * /run) are read below $LOOPKIT_SYSROOT when it is set, so tests can use
+ * a fake tree; cpuid, perf_event_open, uname and the timing probes always
+ * look at the real machine. The core.* keys (core/TSC clock ratio) appear
+ * only with LK_ENV_CALIBRATE. */
 int lk_env_collect(struct lk_ctx *ctx, struct lk_env *env, unsigned flags);
+
+/*
+ * The micro-architecture name ("Zen 5", "Sapphire Rapids", ...) of a CPU
+ * given its cpuid vendor string ("GenuineIntel", "AuthenticAMD", ...) and
+ * display family and model (extended fields folded in, as /proc/cpuinfo
+ * shows them); "unknown" when the table has no entry. A static string.
+ */
+const char *lk_env_microarch(const char *vendor, unsigned family,
+			     unsigned model);
+
 /* The value of key, or NULL. */
 const char *lk_env_get(const struct lk_env *env, const char *key);
+/* Add key, or replace its value in place; NULL or "" stores "unknown". */
 void lk_env_set(struct lk_env *env, const char *key, const char *value);
 void lk_env_release(struct lk_env *env);
 /* One JSON object, keys in collection order. */
 LK_GIVE char *lk_env_json(const struct lk_env *env);
-/* Aligned "key  value" lines. */
+/* Aligned "key  value" lines ("" for an empty list). */
 LK_GIVE char *lk_env_text(const struct lk_env *env);
 
 /*
