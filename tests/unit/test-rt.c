@@ -380,6 +380,7 @@ Test(rt, protocol_output_parses)
 		cr_assert_eq(field(l, "ref_cycles"), LK_REF_CYCLES);
 		cr_assert_eq(field(l, "mux"), -1, "no events, no mux");
 	}
+	free(r.text);
 }
 
 Test(rt, no_calibration_means_no_ref_fields)
@@ -390,6 +391,7 @@ Test(rt, no_calibration_means_no_ref_fields)
 	cr_assert_eq(r.status, 0);
 	cr_assert_eq(count_lines(r.text, "calib "), 0);
 	cr_assert_eq(field(line_at(r.text, "sample ", 0), "ref_tsc"), -1);
+	free(r.text);
 }
 
 Test(rt, fixed_steps_run_the_kernel_exactly)
@@ -401,6 +403,7 @@ Test(rt, fixed_steps_run_the_kernel_exactly)
 	cr_assert_eq(field(line_at(r.text, "info region=count", 0), "steps"),
 		     5);
 	cr_assert_eq(field(line_at(r.text, "sample ", 3), "steps"), 5);
+	free(r.text);
 }
 
 Test(rt, auto_steps_picks_more_steps_for_a_shorter_kernel)
@@ -414,6 +417,7 @@ Test(rt, auto_steps_picks_more_steps_for_a_shorter_kernel)
 	cr_assert_geq(l, 1);
 	/* The chosen step count reaches the target (the minimum of a few). */
 	cr_assert_geq(sample_median(r.text, "short", "tsc"), 20000 / 2);
+	free(r.text);
 }
 
 Test(rt, regions_get_unique_sanitised_names)
@@ -426,6 +430,7 @@ Test(rt, regions_get_unique_sanitised_names)
 	cr_assert(line_at(r.text, "info region=my_kernel_1 ", 0));
 	cr_assert_eq(count_lines(r.text, "overhead "), 3);
 	cr_assert_str_eq(last_line(r.text), "end samples=6\n");
+	free(r.text);
 }
 
 Test(rt, software_task_clock_grows_with_work)
@@ -443,6 +448,7 @@ Test(rt, software_task_clock_grows_with_work)
 	cr_assert_gt(much, 20 * little, "%lld vs %lld ns", much, little);
 	/* task-clock is user time in ns: close to the wall-clock interval. */
 	cr_assert_gt(much, sample_median(r.text, "much", "ns") / 2);
+	free(r.text);
 }
 
 Test(rt, unsupported_hardware_event_reports_errno_not_value)
@@ -464,6 +470,7 @@ Test(rt, unsupported_hardware_event_reports_errno_not_value)
 	cr_assert_eq(field(line_at(r.text, "sample ", 0), "cycles"), -1);
 	cr_assert_eq(field(line_at(r.text, "sample ", 0), "instructions"), -1);
 	cr_assert_geq(field(line_at(r.text, "sample ", 0), "task-clock"), 0);
+	free(r.text);
 }
 
 Test(rt, hardware_cycles_are_counted_with_a_pmu)
@@ -478,6 +485,7 @@ Test(rt, hardware_cycles_are_counted_with_a_pmu)
 	cr_assert(line_at(r.text, "event name=cycles status=ok", 0));
 	cr_assert_gt(sample_median(r.text, "kernel", "cycles"), 0);
 	cr_assert_gt(sample_median(r.text, "kernel", "instructions"), 0);
+	free(r.text);
 }
 
 Test(rt, unknown_event_is_fatal)
@@ -487,14 +495,24 @@ Test(rt, unknown_event_is_fatal)
 	cr_assert_eq(r.status, 3);
 	cr_assert(line_at(r.text, "error msg=", 0), "%s", r.text);
 	cr_assert_eq(count_lines(r.text, "end "), 0);
+	free(r.text);
+}
+
+static int exit_status(const char *env)
+{
+	struct run r = run_child(env, body_simple);
+
+	free(r.text);
+	return r.status;
 }
 
 Test(rt, bad_environment_is_fatal)
 {
-	cr_assert_eq(run_child("LK_REPETITIONS=0", body_simple).status, 3);
-	cr_assert_eq(run_child("LK_STEPS=many", body_simple).status, 3);
-	cr_assert_eq(run_child("LK_CACHE=warm", body_simple).status, 3);
-	cr_assert_eq(run_child("LK_FIFO=yes", body_simple).status, 3);
+	cr_assert_eq(exit_status("LK_REPETITIONS=0"), 3);
+	cr_assert_eq(exit_status("LK_STEPS=many"), 3);
+	cr_assert_eq(exit_status("LK_CACHE=warm"), 3);
+	cr_assert_eq(exit_status("LK_FIFO=yes"), 3);
+	cr_assert_eq(exit_status("LK_RESULT_FD=999"), 3);
 }
 
 Test(rt, refused_pinning_is_fatal)
@@ -505,6 +523,7 @@ Test(rt, refused_pinning_is_fatal)
 	cr_assert(!strncmp(r.text, "lkrt version=1\n", 15));
 	cr_assert(line_at(r.text, "error msg=", 0), "%s", r.text);
 	cr_assert_eq(count_lines(r.text, "end "), 0);
+	free(r.text);
 }
 
 Test(rt, pinning_and_fifo_are_reported)
@@ -519,6 +538,7 @@ Test(rt, pinning_and_fifo_are_reported)
 			    sizeof(fifo)));
 	cr_assert(!strcmp(fifo, "applied") || !strncmp(fifo, "denied:E", 8),
 		  "fifo=%s", fifo);
+	free(r.text);
 }
 
 Test(rt, exit_without_finish_still_ends_the_stream)
@@ -527,6 +547,7 @@ Test(rt, exit_without_finish_still_ends_the_stream)
 
 	cr_assert_eq(r.status, 0);
 	cr_assert_str_eq(last_line(r.text), "end samples=3\n");
+	free(r.text);
 }
 
 Test(rt, crash_leaves_no_end_line)
@@ -536,6 +557,7 @@ Test(rt, crash_leaves_no_end_line)
 	cr_assert_eq(r.status, 128 + SIGABRT);
 	cr_assert_eq(count_lines(r.text, "end "), 0);
 	cr_assert(!strncmp(r.text, "lkrt version=1\n", 15));
+	free(r.text);
 }
 
 Test(rt, finish_is_idempotent_and_final)
@@ -545,6 +567,7 @@ Test(rt, finish_is_idempotent_and_final)
 	cr_assert_eq(r.status, 0);
 	cr_assert_eq(count_lines(r.text, "end "), 1);
 	cr_assert_eq(count_lines(r.text, "info region=after"), 0);
+	free(r.text);
 }
 
 Test(rt, cold_cache_is_slower_than_hot)
@@ -562,6 +585,8 @@ Test(rt, cold_cache_is_slower_than_hot)
 	h = sample_median(hot.text, "kernel", "tsc");
 	c = sample_median(cold.text, "kernel", "tsc");
 	cr_assert_gt(c, 3 * h / 2, "cold %lld vs hot %lld ticks", c, h);
+	free(hot.text);
+	free(cold.text);
 }
 
 Test(rt, cold_cache_without_buffers_sweeps)
@@ -570,4 +595,5 @@ Test(rt, cold_cache_without_buffers_sweeps)
 
 	cr_assert_eq(r.status, 0);
 	cr_assert_str_eq(last_line(r.text), "end samples=2\n");
+	free(r.text);
 }
