@@ -143,8 +143,8 @@ static void sample_line(struct lk__region *r, const struct lk__sample *s)
 		const struct lk__event *e = &lk__rt.events[i];
 
 		if (e->slot >= 0)
-			len += snprintf(buf + len, sizeof(buf) - len, " %s=%llu",
-					e->name,
+			len += snprintf(buf + len, sizeof(buf) - len,
+					" %s=%llu", e->name,
 					(unsigned long long)s->ev[e->slot]);
 	}
 	lk__out("%s%s\n", buf, s->mux ? " mux=1" : "");

@@ -30,7 +30,9 @@ static void clock_pair(uint64_t *tsc, uint64_t *ns)
 	int i;
 
 	for (i = 0; i < 8; i++) {
-		uint64_t before = lk_tsc(), now = lk__ns_now(), after = lk_tsc();
+		uint64_t before = lk_tsc();
+		uint64_t now = lk__ns_now();
+		uint64_t after = lk_tsc();
 
 		if (after - before < best) {
 			best = after - before;
