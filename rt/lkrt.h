@@ -168,9 +168,15 @@ double lk_core_tsc_ratio(int runs);
  * are allowed): LK_WARMUP evaluations, the auto-steps probe if LK_STEPS is
  * auto, then LK_REPETITIONS samples of `steps` evaluations each, with
  * LK_CLOBBER_MEMORY() after each evaluation so the compiler cannot hoist
- * work out of the timed loop. The default region name is "kernel"; a
- * name measured again in the same process is reported as name.2, name.3...
- * Names are sanitised to [A-Za-z0-9_.:-].
+ * work out of the timed loop. The expression appears once in the code, so
+ * warm-up, probe and samples run the same instructions at one address.
+ *
+ * The probe doubles steps from 1 until the fastest of three samples
+ * reaches LK_MIN_SAMPLE_TICKS (one interrupt alone can last that long).
+ * The default region name is "kernel"; a name measured again in the same
+ * process is reported as name.2, name.3... Names are sanitised to
+ * [A-Za-z0-9_.:-]. expr must not jump out of the macro (break, return,
+ * goto); the runtime is single-threaded: measure from one thread at a time.
  */
 #define LK_MEASURE(...) LK_MEASURE_NAMED("kernel", __VA_ARGS__)
 
