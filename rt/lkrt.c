@@ -86,8 +86,13 @@ static void read_env(void)
 		lk__fatal("bad LK_CACHE=%s: want hot or cold", cache);
 	lk__rt.cold = cache && !strcmp(cache, "cold");
 	lk__rt.calibrate = env_bool("LK_CALIBRATE", 1);
-	if (env("LK_CPU"))
-		lk__rt.cpu = (int)env_u64("LK_CPU", 0, 0);
+	if (env("LK_CPU")) {
+		uint64_t cpu = env_u64("LK_CPU", 0, 0);
+
+		if (cpu >= CPU_SETSIZE)
+			lk__fatal("cannot pin to cpu %s: EINVAL", env("LK_CPU"));
+		lk__rt.cpu = (int)cpu;
+	}
 	lk__events_parse(env("LK_EVENTS"));
 }
 
@@ -97,8 +102,6 @@ static void pin(void)
 
 	if (lk__rt.cpu < 0)
 		return;
-	if (lk__rt.cpu >= CPU_SETSIZE)
-		lk__fatal("cannot pin to cpu %d: EINVAL", lk__rt.cpu);
 	CPU_ZERO(&set);
 	CPU_SET(lk__rt.cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set))
