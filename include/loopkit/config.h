@@ -98,6 +98,9 @@ struct lk_sweep {
 	char *path;               /* the YAML file, as given; NULL if built */
 	char *name;               /* 'name:' or the file's base name */
 	struct lk_strv sources;   /* absolute paths, checked to exist */
+	struct lk_strv source_names; /* the same sources as written (for
+				      * filters and messages), parallel to
+				      * sources */
 	struct lk_strv compilers; /* default: gcc */
 	struct lk_flagset *flagsets; /* default: one, "default" = "-O2" */
 	size_t nflagsets;
@@ -123,30 +126,56 @@ struct lk_variant {
  * Load and validate a sweep file. Relative source paths are relative to
  * the file's directory. Unknown keys, wrong types, empty axes, unknown
  * metrics, missing sources, bad filters: LK_EINPUT with "file:line:
- * message". NULL *out on failure.
+ * message"; a file that cannot be read: LK_ESYS. NULL *out on failure.
+ * A range gives at most 100,000 values and all axes together at most
+ * 1,000,000. doc/ has the format reference.
  */
 int lk_sweep_load(struct lk_ctx *ctx, const char *path,
 		  LK_GIVE struct lk_sweep **out);
-/* Same from a buffer; 'name' is used in messages. */
+/*
+ * Same from a buffer; 'name' is used in messages, for the default sweep
+ * name, and its directory anchors relative source paths.
+ */
 int lk_sweep_parse(struct lk_ctx *ctx, const char *name, const char *text,
 		   size_t len, LK_GIVE struct lk_sweep **out);
-/* An empty sweep with the defaults, for building one from CLI options. */
+/*
+ * An empty sweep with the defaults, for building one from CLI options:
+ * name "cli", no sources, compilers [gcc], one flag set "default" =
+ * "-O2", no axes or filters, metrics tsc, cycles, ns, lk_method_init().
+ */
 LK_GIVE struct lk_sweep *lk_sweep_new(void);
 void lk_sweep_free(struct lk_sweep *s);
 
-/* Append a NAME=VALUE (or NAME) -D axis with a single value. */
+/*
+ * Append a NAME=VALUE (or NAME) -D axis with a single value. NAME must be
+ * a C identifier, not already an axis, and not source, compiler or flags
+ * (the filter keys). LK_EINPUT otherwise.
+ */
 int lk_sweep_add_define(struct lk_ctx *ctx, struct lk_sweep *s,
 			const char *def);
+/*
+ * Append a source file (relative to the current directory), checked to
+ * be an existing regular file and not already listed. LK_EINPUT if not.
+ */
+int lk_sweep_add_source(struct lk_ctx *ctx, struct lk_sweep *s,
+			const char *path);
 
 /*
  * Expand sources × compilers × flagsets × axes, in that nesting order
  * (last axis fastest), and apply the filters. *out is an array of *n
- * variants; free it with lk_variants_free().
+ * variants (NULL and 0 when the filters drop everything, which is not an
+ * error); free it with lk_variants_free(). LK_EINPUT if the product has
+ * more than 1,000,000 combinations before filtering.
  */
 int lk_sweep_expand(struct lk_ctx *ctx, const struct lk_sweep *s,
 		    LK_GIVE struct lk_variant **out, size_t *n);
 void lk_variants_free(struct lk_variant *v, size_t n);
-/* Does variant v match filter f? */
+/*
+ * Does variant v (from lk_sweep_expand on s) match filter f? 'source'
+ * matches the source's base name, its path as written or its absolute
+ * path; 'compiler' the compiler as written or its base name; 'flags' the
+ * flag set's name. LT..GE never match a value that is not a number.
+ */
 int lk_filter_match(const struct lk_sweep *s, const struct lk_filter *f,
 		    const struct lk_variant *v);
 

@@ -1,0 +1,88 @@
+/*
+ * Private to src/config: the YAML walking helpers the loader's files
+ * share, and the small string utilities behind its messages.
+ */
+#ifndef LOOPKIT_CONFIG_INT_H
+#define LOOPKIT_CONFIG_INT_H
+
+#include <yaml.h>
+
+#include "loopkit/config.h"
+
+/* Limits that keep a hostile or mistaken file from eating the machine. */
+#define LK_RANGE_MAX 100000L        /* values one range may produce */
+#define LK_AXIS_VALUES_MAX 1000000L /* values over all axes */
+#define LK_VARIANTS_MAX 1000000L    /* combinations before filtering */
+
+/* One load in progress: where messages go and what they name. */
+struct lk_loader {
+	struct lk_ctx *ctx;
+	const char *file;        /* the name used in messages */
+	yaml_document_t *doc;
+	struct lk_sweep *sweep;
+	long axis_values;        /* running total, see LK_AXIS_VALUES_MAX */
+};
+
+long lk_yaml_line(const yaml_node_t *n);
+/* LK_EINPUT as "file:line: message" at node n. */
+int lk_yaml_error(struct lk_loader *ld, const yaml_node_t *n,
+		  const char *fmt, ...) LK_PRINTF(3, 4);
+yaml_node_t *lk_yaml_node(struct lk_loader *ld, yaml_node_item_t id);
+/* A plain ~, null or empty scalar: YAML's "no value". */
+int lk_yaml_is_null(const yaml_node_t *n);
+/*
+ * The text of scalar n, "" for a null. LK_EINPUT (naming 'what') if n is
+ * not a scalar or the text holds a NUL byte.
+ */
+int lk_yaml_scalar(struct lk_loader *ld, const yaml_node_t *n,
+		   const char *what, const char **out);
+/*
+ * Check that n is a map whose keys are distinct strings; with 'allowed'
+ * (NULL-terminated) also that every key is one of them. 'where' names
+ * the map in messages ("method", "top level").
+ */
+int lk_yaml_check_map(struct lk_loader *ld, const yaml_node_t *n,
+		      const char *const *allowed, const char *where);
+/* The value for 'key' in map n (already checked), NULL if absent. */
+yaml_node_t *lk_yaml_get(struct lk_loader *ld, const yaml_node_t *n,
+			 const char *key);
+/*
+ * A string or a non-empty list of strings: *items gets the scalar nodes
+ * (free it). Nulls and empty strings are refused.
+ */
+int lk_yaml_strings(struct lk_loader *ld, const yaml_node_t *n,
+		    const char *what, yaml_node_t ***items, size_t *nitems);
+
+/* The candidate closest to 'word' by edit distance, if close enough. */
+const char *lk_suggest(const char *word, const char *const *candidates);
+/* Append "(did you mean 'x'?)" or "(allowed: a, b, c)" to b. */
+void lk_suggest_hint(struct lk_buf *b, const char *word,
+		     const char *const *candidates);
+/* Index of the first string equal to an earlier one, n if none. */
+size_t lk_find_duplicate(const char *const *strs, size_t n);
+/* Parse a plain base-10 integer (no spaces, no 0x, no octal). */
+int lk_parse_decimal(const char *s, long *out);
+/* Parse a finite decimal number as filters compare them. */
+int lk_parse_number(const char *s, double *out);
+int lk_is_identifier(const char *s);
+
+/*
+ * Resolve 'written' against 'dir' and append it to s->sources (absolute)
+ * and s->source_names (as written). NULL on success, else what is wrong
+ * with it, to complete "source '<written>' ...".
+ */
+const char *lk_sweep_source_problem(struct lk_sweep *s, const char *dir,
+				    const char *written);
+
+/* Drop the flag sets (the loader replaces the default ones). */
+void lk_sweep_clear_flagsets(struct lk_sweep *s);
+
+/* The loader's parts, one per file. */
+int lk_load_axes(struct lk_loader *ld, const yaml_node_t *defines);
+int lk_load_filters(struct lk_loader *ld, const yaml_node_t *list,
+		    const char *what, struct lk_filter **out, size_t *n);
+void lk_filters_free(struct lk_filter *f, size_t n);
+void lk_axes_free(struct lk_axis *a, size_t n);
+int lk_axis_is_reserved(const char *name);
+
+#endif

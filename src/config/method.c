@@ -1,0 +1,389 @@
+/* struct lk_method: defaults, KEY=VALUE parsing, canonical text; metrics. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "config-int.h"
+
+const char *const lk_metric_names[] = {
+	"tsc", "ns", "cycles", "instructions", "l1d-misses", "llc-misses",
+	"branch-misses", "task-clock", "page-faults", "context-switches",
+	"cpu-migrations", NULL,
+};
+
+int lk_metric_known(const char *name)
+{
+	const char *const *m;
+
+	for (m = lk_metric_names; *m; m++)
+		if (!strcmp(*m, name))
+			return 1;
+	return 0;
+}
+
+void lk_method_init(struct lk_method *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->warmup = 10;
+	m->steps = 0;
+	m->min_sample_ticks = 20000;
+	m->repetitions = 50;
+	m->processes = 1;
+	m->reducer = LK_REDUCE_MEDIAN;
+	m->percentile = 50;
+	m->trim_runs = 5;
+	m->trim_tolerance = 0.02;
+	m->trim_retries = 3;
+	m->cold_cache = 0;
+	m->cpu = -1;
+	m->fifo = 0;
+	m->calibrate = 1;
+	m->no_aslr = 1;
+	m->align_functions = 64;
+	m->timeout = 60;
+}
+
+static int parse_count(const char *v, long min, long *out, const char **why)
+{
+	long n;
+
+	if (lk_parse_decimal(v, &n) || n < min) {
+		*why = min ? "expected an integer >= 1"
+			   : "expected an integer >= 0";
+		return -1;
+	}
+	*out = n;
+	return 0;
+}
+
+static int parse_bool(const char *v, int *out, const char **why)
+{
+	static const char *const yes[] = {"true", "yes", "on", "1"};
+	static const char *const no[] = {"false", "no", "off", "0"};
+	size_t i;
+
+	for (i = 0; i < LK_ARRAY_SIZE(yes); i++) {
+		if (!strcasecmp(v, yes[i]) || !strcasecmp(v, no[i])) {
+			*out = !strcasecmp(v, yes[i]);
+			return 0;
+		}
+	}
+	*why = "expected true or false (yes/no, on/off, 1/0)";
+	return -1;
+}
+
+static int set_warmup(struct lk_method *m, const char *v, const char **why)
+{
+	return parse_count(v, 0, &m->warmup, why);
+}
+
+static int set_steps(struct lk_method *m, const char *v, const char **why)
+{
+	if (!strcmp(v, "auto")) {
+		m->steps = 0;
+		return 0;
+	}
+	if (!parse_count(v, 1, &m->steps, why))
+		return 0;
+	*why = "expected an integer >= 1 or auto";
+	return -1;
+}
+
+static int set_min_ticks(struct lk_method *m, const char *v, const char **why)
+{
+	return parse_count(v, 1, &m->min_sample_ticks, why);
+}
+
+static int set_repetitions(struct lk_method *m, const char *v,
+			   const char **why)
+{
+	return parse_count(v, 1, &m->repetitions, why);
+}
+
+static int set_processes(struct lk_method *m, const char *v, const char **why)
+{
+	return parse_count(v, 1, &m->processes, why);
+}
+
+/* "pNN" with NN in 0..100, decimals allowed (p99.9). */
+static int parse_percentile(const char *v, double *out)
+{
+	size_t digits = strspn(v + 1, "0123456789."), dots = 0;
+	const char *p;
+
+	if (v[0] != 'p' || !digits || v[1 + digits])
+		return -1;
+	for (p = v + 1; *p; p++)
+		dots += *p == '.';
+	if (dots > 1 || lk_parse_double(v + 1, out) || *out > 100)
+		return -1;
+	return 0;
+}
+
+static int set_reducer(struct lk_method *m, const char *v, const char **why)
+{
+	double pct = 50;
+
+	/* Other reducers reset the percentile so equal methods hash equal. */
+	if (!strcmp(v, "median"))
+		m->reducer = LK_REDUCE_MEDIAN;
+	else if (!strcmp(v, "min"))
+		m->reducer = LK_REDUCE_MIN;
+	else if (!strcmp(v, "mean"))
+		m->reducer = LK_REDUCE_MEAN;
+	else if (!strcmp(v, "trimmed-mean"))
+		m->reducer = LK_REDUCE_TRIMMED;
+	else if (!parse_percentile(v, &pct))
+		m->reducer = pct == 50 ? LK_REDUCE_MEDIAN
+				       : LK_REDUCE_PERCENTILE;
+	else {
+		*why = "expected min, median, mean, trimmed-mean or pNN "
+		       "(NN in 0..100)";
+		return -1;
+	}
+	m->percentile = pct;
+	return 0;
+}
+
+static int set_runs(struct lk_method *m, const char *v, const char **why)
+{
+	return parse_count(v, 1, &m->trim_runs, why);
+}
+
+/* strtod alone would also take " 1", "0x1p-4", "nan" and "inf". */
+static int parse_plain_number(const char *v, double *out)
+{
+	if (!*v || strspn(v, "0123456789.") != strlen(v))
+		return -1;
+	return lk_parse_double(v, out) ? -1 : 0;
+}
+
+static int set_tolerance(struct lk_method *m, const char *v, const char **why)
+{
+	size_t len = strlen(v);
+	char *num = lk_strdup(v);
+	double t = 0;
+	int ret = 0;
+
+	if (len && v[len - 1] == '%') {
+		num[len - 1] = '\0';
+		if (!parse_plain_number(num, &t))
+			t /= 100;
+	} else {
+		parse_plain_number(num, &t);
+	}
+	if (t > 0 && t < 1) {
+		m->trim_tolerance = t;
+	} else {
+		*why = "expected a fraction in (0, 1) such as 0.02 or 2%";
+		ret = -1;
+	}
+	free(num);
+	return ret;
+}
+
+static int set_retries(struct lk_method *m, const char *v, const char **why)
+{
+	return parse_count(v, 0, &m->trim_retries, why);
+}
+
+static int set_cache(struct lk_method *m, const char *v, const char **why)
+{
+	if (strcmp(v, "hot") && strcmp(v, "cold")) {
+		*why = "expected hot or cold";
+		return -1;
+	}
+	m->cold_cache = !strcmp(v, "cold");
+	return 0;
+}
+
+static int set_cpu(struct lk_method *m, const char *v, const char **why)
+{
+	long cpu;
+
+	if (!strcmp(v, "none")) {
+		m->cpu = -1;
+		return 0;
+	}
+	/* CPU_SETSIZE is 1024 in glibc; leave room for bigger machines. */
+	if (lk_parse_decimal(v, &cpu) || cpu < 0 || cpu > 65535) {
+		*why = "expected a CPU number (0..65535) or none";
+		return -1;
+	}
+	m->cpu = (int)cpu;
+	return 0;
+}
+
+static int set_fifo(struct lk_method *m, const char *v, const char **why)
+{
+	return parse_bool(v, &m->fifo, why);
+}
+
+static int set_calibrate(struct lk_method *m, const char *v, const char **why)
+{
+	return parse_bool(v, &m->calibrate, why);
+}
+
+static int set_aslr(struct lk_method *m, const char *v, const char **why)
+{
+	int aslr;
+
+	if (parse_bool(v, &aslr, why))
+		return -1;
+	m->no_aslr = !aslr;
+	return 0;
+}
+
+static int set_align(struct lk_method *m, const char *v, const char **why)
+{
+	long a;
+
+	if (lk_parse_decimal(v, &a) || a < 0 || a > 65536 || (a & (a - 1))) {
+		*why = "expected 0 or a power of two up to 65536";
+		return -1;
+	}
+	m->align_functions = a;
+	return 0;
+}
+
+static int set_timeout(struct lk_method *m, const char *v, const char **why)
+{
+	double t;
+
+	if (parse_plain_number(v, &t) || !(t > 0) || !isfinite(t)) {
+		*why = "expected a number of seconds > 0";
+		return -1;
+	}
+	m->timeout = t;
+	return 0;
+}
+
+/* min-of-N: N processes of one sample each, keep the fastest. */
+static int set_mode(struct lk_method *m, const char *v, const char **why)
+{
+	long n;
+
+	if (strncmp(v, "min-of-", 7) || lk_parse_decimal(v + 7, &n) ||
+	    n < 1) {
+		*why = "expected min-of-N (e.g. min-of-4)";
+		return -1;
+	}
+	m->processes = n;
+	m->repetitions = 1;
+	m->reducer = LK_REDUCE_MIN;
+	m->percentile = 50;
+	return 0;
+}
+
+static const struct method_key {
+	const char *name;
+	/* 0, or -1 with *why saying what was expected */
+	int (*set)(struct lk_method *m, const char *v, const char **why);
+} method_keys[] = {
+	{"warmup", set_warmup},
+	{"steps", set_steps},
+	{"min-sample-ticks", set_min_ticks},
+	{"repetitions", set_repetitions},
+	{"processes", set_processes},
+	{"reducer", set_reducer},
+	{"stability.runs", set_runs},
+	{"stability.tolerance", set_tolerance},
+	{"stability.retries", set_retries},
+	{"cache", set_cache},
+	{"cpu", set_cpu},
+	{"fifo", set_fifo},
+	{"calibrate", set_calibrate},
+	{"aslr", set_aslr},
+	{"align-functions", set_align},
+	{"timeout", set_timeout},
+	{"mode", set_mode},
+};
+
+static int unknown_method_key(struct lk_ctx *ctx, const char *key,
+			      const char *where)
+{
+	const char *names[LK_ARRAY_SIZE(method_keys) + 1];
+	struct lk_buf hint = LK_BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < LK_ARRAY_SIZE(method_keys); i++)
+		names[i] = method_keys[i].name;
+	names[i] = NULL;
+	lk_suggest_hint(&hint, key, names);
+	lk_error(ctx, LK_EINPUT, "%s%sunknown key '%s' in method %s",
+		 where ? where : "", where ? ": " : "", key,
+		 lk_buf_str(&hint));
+	lk_buf_release(&hint);
+	return LK_EINPUT;
+}
+
+int lk_method_set(struct lk_ctx *ctx, struct lk_method *m, const char *key,
+		  const char *value, const char *where)
+{
+	const char *why = NULL;
+	size_t i;
+
+	for (i = 0; i < LK_ARRAY_SIZE(method_keys); i++)
+		if (!strcmp(key, method_keys[i].name))
+			break;
+	if (i == LK_ARRAY_SIZE(method_keys))
+		return unknown_method_key(ctx, key, where);
+	if (!method_keys[i].set(m, value, &why))
+		return 0;
+	return lk_error(ctx, LK_EINPUT, "%s%sbad value '%s' for method.%s: %s",
+			where ? where : "", where ? ": " : "", value, key, why);
+}
+
+/* Shortest text that reads back as the same double. */
+static void add_double(struct lk_buf *b, double d)
+{
+	char text[64];
+
+	snprintf(text, sizeof(text), "%.15g", d);
+	if (strtod(text, NULL) != d)
+		snprintf(text, sizeof(text), "%.17g", d);
+	lk_buf_adds(b, text);
+}
+
+static const char *reducer_kind(enum lk_reducer r)
+{
+	switch (r) {
+	case LK_REDUCE_MEDIAN: return "median";
+	case LK_REDUCE_MIN: return "min";
+	case LK_REDUCE_MEAN: return "mean";
+	case LK_REDUCE_PERCENTILE: return "percentile";
+	case LK_REDUCE_TRIMMED: return "trimmed-mean";
+	}
+	LK_BUG("bad reducer");
+}
+
+char *lk_method_canonical(const struct lk_method *m)
+{
+	struct lk_buf b = LK_BUF_INIT;
+
+	lk_buf_addf(&b, "warmup=%ld;steps=%ld;min-sample-ticks=%ld;"
+		    "repetitions=%ld;processes=%ld;reducer=%s;percentile=",
+		    m->warmup, m->steps, m->min_sample_ticks,
+		    m->repetitions, m->processes, reducer_kind(m->reducer));
+	add_double(&b, m->percentile);
+	lk_buf_addf(&b, ";trim-runs=%ld;trim-tolerance=", m->trim_runs);
+	add_double(&b, m->trim_tolerance);
+	lk_buf_addf(&b, ";trim-retries=%ld;cold-cache=%d;cpu=%d;fifo=%d;"
+		    "calibrate=%d;no-aslr=%d;align-functions=%ld;timeout=",
+		    m->trim_retries, m->cold_cache, m->cpu, m->fifo,
+		    m->calibrate, m->no_aslr, m->align_functions);
+	add_double(&b, m->timeout);
+	return lk_buf_detach(&b);
+}
+
+char *lk_reducer_name(const struct lk_method *m)
+{
+	struct lk_buf b = LK_BUF_INIT;
+
+	if (m->reducer != LK_REDUCE_PERCENTILE)
+		return lk_strdup(reducer_kind(m->reducer));
+	lk_buf_adds(&b, "p");
+	add_double(&b, m->percentile);
+	return lk_buf_detach(&b);
+}
