@@ -1,0 +1,222 @@
+/*
+ * The store's schema, as an ordered list of migrations. The schema version
+ * is PRAGMA user_version: the number of migrations applied. To change the
+ * schema, append a script to 'migrations' (never edit one that shipped):
+ * every store, old or new, then replays exactly the scripts it lacks.
+ */
+#include <stdlib.h>
+
+#include "store-int.h"
+
+#define NOW STORE_NOW
+
+static const char migration_1[] =
+	/* One campaign per config; the config fields record where from. */
+	"CREATE TABLE campaigns ("
+	" id INTEGER PRIMARY KEY,"
+	" name TEXT NOT NULL UNIQUE,"
+	" config_path TEXT,"
+	" config_hash TEXT,"
+	" created REAL NOT NULL DEFAULT " NOW ");"
+
+	"CREATE TABLE environments ("
+	" id INTEGER PRIMARY KEY,"
+	" campaign_id INTEGER NOT NULL"
+	"  REFERENCES campaigns(id) ON DELETE CASCADE,"
+	" hash TEXT NOT NULL,"
+	" snapshot TEXT NOT NULL,"
+	" created REAL NOT NULL DEFAULT " NOW ","
+	" UNIQUE (campaign_id, hash));"
+
+	"CREATE TABLE variants ("
+	" id INTEGER PRIMARY KEY,"
+	" campaign_id INTEGER NOT NULL"
+	"  REFERENCES campaigns(id) ON DELETE CASCADE,"
+	" hash TEXT NOT NULL,"
+	" source TEXT,"
+	" source_hash TEXT,"
+	" compiler TEXT,"
+	" flagset TEXT,"
+	" cflags TEXT,"
+	" created REAL NOT NULL DEFAULT " NOW ","
+	" UNIQUE (campaign_id, hash));"
+
+	/* position keeps the -D order of the config: exports follow it. */
+	"CREATE TABLE variant_params ("
+	" variant_id INTEGER NOT NULL"
+	"  REFERENCES variants(id) ON DELETE CASCADE,"
+	" position INTEGER NOT NULL,"
+	" name TEXT NOT NULL,"
+	" value TEXT,"
+	" PRIMARY KEY (variant_id, name),"
+	" UNIQUE (variant_id, position)) WITHOUT ROWID;"
+
+	/* Builds are shared between campaigns: keyed by the inputs' hash. */
+	"CREATE TABLE builds ("
+	" id INTEGER PRIMARY KEY,"
+	" hash TEXT NOT NULL UNIQUE,"
+	" compiler TEXT,"
+	" compiler_version TEXT,"
+	" command TEXT,"
+	" ok INTEGER NOT NULL,"
+	" reason TEXT,"
+	" log TEXT,"
+	" binary TEXT,"
+	" seconds REAL,"
+	" created REAL NOT NULL DEFAULT " NOW ");"
+
+	"CREATE TABLE runs ("
+	" id INTEGER PRIMARY KEY,"
+	" variant_id INTEGER NOT NULL"
+	"  REFERENCES variants(id) ON DELETE CASCADE,"
+	" build_id INTEGER REFERENCES builds(id) ON DELETE SET NULL,"
+	" env_id INTEGER REFERENCES environments(id) ON DELETE SET NULL,"
+	" method_hash TEXT NOT NULL,"
+	" method TEXT,"
+	" status TEXT NOT NULL,"
+	" reason TEXT,"
+	" attempts INTEGER NOT NULL DEFAULT 0,"
+	" started REAL,"
+	" finished REAL,"
+	" UNIQUE (variant_id, method_hash));"
+	/* Foreign-key children need an index, or deleting a parent scans. */
+	"CREATE INDEX runs_build ON runs(build_id);"
+	"CREATE INDEX runs_env ON runs(env_id);"
+
+	/* The bulk of the store: no primary key, so inserts only append. */
+	"CREATE TABLE samples ("
+	" run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	" process INTEGER NOT NULL,"
+	" attempt INTEGER NOT NULL,"
+	" region TEXT,"
+	" idx INTEGER NOT NULL,"
+	" steps INTEGER NOT NULL,"
+	" metric TEXT NOT NULL,"
+	" raw REAL,"
+	" value REAL);"
+	"CREATE INDEX samples_run ON samples(run_id);"
+
+	"CREATE TABLE run_info ("
+	" run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	" process INTEGER NOT NULL,"
+	" attempt INTEGER NOT NULL,"
+	" key TEXT NOT NULL,"
+	" value TEXT);"
+	"CREATE INDEX run_info_run ON run_info(run_id);"
+
+	"CREATE TABLE results ("
+	" run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	" position INTEGER NOT NULL,"
+	" region TEXT,"
+	" metric TEXT NOT NULL,"
+	" source TEXT,"
+	" unit TEXT,"
+	" value REAL,"
+	" reducer TEXT,"
+	" n INTEGER,"
+	" spread REAL,"
+	" flags TEXT,"
+	" is_primary INTEGER NOT NULL DEFAULT 0,"
+	" PRIMARY KEY (run_id, position)) WITHOUT ROWID;"
+
+	"PRAGMA application_id = 1280004948;"; /* LK_STORE_APP_ID */
+
+/* Append only. Entry i takes the schema from version i to i + 1. */
+static const char *const migrations[] = {
+	migration_1,
+};
+
+int lk_store_latest_version(void)
+{
+	return (int)LK_ARRAY_SIZE(migrations);
+}
+
+static int db_fail(struct lk_ctx *ctx, sqlite3 *db, const char *path,
+		   const char *what, int version)
+{
+	return lk_error_at(ctx, LK_ESTORE, path, 0, "%s %d: %s", what,
+			   version, sqlite3_errmsg(db));
+}
+
+static int read_version(sqlite3 *db, int *version)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return rc;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*version = sqlite3_column_int(st, 0);
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/*
+ * Apply migration 'to - 1' unless another process got there first: the
+ * version is read again under the write lock that BEGIN IMMEDIATE takes.
+ */
+static int apply_one(struct lk_ctx *ctx, sqlite3 *db, const char *path,
+		     const char *script, int to)
+{
+	char bump[64];
+	int current = 0;
+
+	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		return db_fail(ctx, db, path, "cannot lock to migrate to schema",
+			       to);
+	if (read_version(db, &current) != SQLITE_OK)
+		goto fail;
+	if (current >= to)
+		goto commit;
+	snprintf(bump, sizeof(bump), "PRAGMA user_version = %d", to);
+	if (sqlite3_exec(db, script, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(db, bump, NULL, NULL, NULL) != SQLITE_OK)
+		goto fail;
+commit:
+	if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		goto fail;
+	return 0;
+fail:
+	db_fail(ctx, db, path, "cannot migrate to schema", to);
+	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	return LK_ESTORE;
+}
+
+/* Read the version; one newer than the n scripts we have is refused. */
+static int read_known_version(struct lk_ctx *ctx, sqlite3 *db,
+			      const char *path, int n, int *version)
+{
+	if (read_version(db, version) != SQLITE_OK)
+		return db_fail(ctx, db, path, "cannot read schema version",
+			       n);
+	if (*version > n)
+		return lk_error_at(ctx, LK_EUNSUP, path, 0,
+				   "schema version %d is newer than this "
+				   "loopkit knows (%d); use a newer loopkit",
+				   *version, n);
+	return 0;
+}
+
+int lk_store_migrate_with(struct lk_ctx *ctx, sqlite3 *db, const char *path,
+			  const char *const *scripts, int n, int *version)
+{
+	int v = 0, ret;
+
+	ret = read_known_version(ctx, db, path, n, &v);
+	for (; !ret && v < n; v++)
+		ret = apply_one(ctx, db, path, scripts[v], v + 1);
+	/* Read again: a newer loopkit may have migrated further meanwhile. */
+	if (!ret)
+		ret = read_known_version(ctx, db, path, n, version);
+	return ret;
+}
+
+int lk_store_migrate(struct lk_ctx *ctx, sqlite3 *db, const char *path,
+		     int *version)
+{
+	return lk_store_migrate_with(ctx, db, path, migrations,
+				     lk_store_latest_version(), version);
+}

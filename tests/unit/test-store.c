@@ -1,0 +1,654 @@
+/*
+ * The campaign store: schema and migrations, every put/get, failure paths,
+ * the export format (golden strings), insert speed and crash safety.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <ftw.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "loopkit/store.h"
+#include "../../src/store/store-int.h"
+
+static char tmpdir[64];
+static struct lk_ctx ctx;
+
+static int rm_entry(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	return remove(path);
+}
+
+static void setup(void)
+{
+	strcpy(tmpdir, "/tmp/lk-test-store-XXXXXX");
+	cr_assert_not_null(mkdtemp(tmpdir));
+	lk_ctx_init(&ctx);
+}
+
+static void teardown(void)
+{
+	nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+TestSuite(store, .init = setup, .fini = teardown);
+
+static char *sub(const char *name)
+{
+	return lk_path_join(tmpdir, name);
+}
+
+static struct lk_store *open_store(const char *name)
+{
+	struct lk_store *s = NULL;
+	char *dir = sub(name);
+	int ret = lk_store_open(&ctx, dir, 1, &s);
+
+	cr_assert_eq(ret, 0, "open %s: %s", dir, ctx.msg);
+	free(dir);
+	return s;
+}
+
+static sqlite3 *raw_open(const char *name)
+{
+	char *dir = sub(name), *path = lk_path_join(dir, "store.db");
+	sqlite3 *db = NULL;
+
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	sqlite3_busy_timeout(db, 10000);
+	free(dir);
+	free(path);
+	return db;
+}
+
+static long raw_long_db(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	long v;
+
+	cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK,
+		     "%s: %s", sql, sqlite3_errmsg(db));
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW, "%s", sql);
+	v = (long)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static long raw_long(const char *name, const char *sql)
+{
+	sqlite3 *db = raw_open(name);
+	long v = raw_long_db(db, sql);
+
+	sqlite3_close(db);
+	return v;
+}
+
+static void raw_exec(const char *name, const char *sql)
+{
+	sqlite3 *db = raw_open(name);
+
+	cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK,
+		     "%s: %s", sql, sqlite3_errmsg(db));
+	sqlite3_close(db);
+}
+
+static void write_file(const char *name, const char *text)
+{
+	char *dir = sub(name), *path = lk_path_join(dir, "store.db");
+
+	cr_assert_eq(lk_mkdir_p(&ctx, dir, 0777), 0);
+	cr_assert_eq(lk_file_write_atomic(&ctx, path, text, strlen(text)), 0);
+	free(dir);
+	free(path);
+}
+
+/* Opening, schema, migrations. */
+
+Test(store, create_fresh)
+{
+	struct lk_store *s = open_store("a/b/c");
+	char *dir = sub("a/b/c");
+
+	cr_assert_str_eq(lk_store_dir(s), dir);
+	cr_assert_eq(lk_store_schema_version(s), lk_store_latest_version());
+	cr_assert_geq(lk_store_latest_version(), 1);
+	lk_store_close(s);
+	cr_assert_eq(raw_long("a/b/c", "PRAGMA user_version"),
+		     lk_store_latest_version());
+	cr_assert_eq(raw_long("a/b/c", "PRAGMA application_id"),
+		     LK_STORE_APP_ID);
+	cr_assert_eq(raw_long("a/b/c", "SELECT count(*) FROM pragma_journal_mode"
+			      " WHERE journal_mode = 'wal'"), 1);
+	cr_assert_eq(raw_long("a/b/c", "SELECT count(*) FROM sqlite_schema"
+			      " WHERE name IN ('campaigns', 'environments',"
+			      " 'variants', 'variant_params', 'builds', 'runs',"
+			      " 'samples', 'run_info', 'results')"), 9);
+	free(dir);
+}
+
+Test(store, reopen_is_idempotent)
+{
+	struct lk_store *s = open_store("st");
+	int64_t a, b;
+	long n;
+
+	cr_assert_eq(lk_store_campaign(&ctx, s, "c", NULL, NULL, &a), 0);
+	lk_store_close(s);
+	s = open_store("st");
+	cr_assert_eq(lk_store_schema_version(s), lk_store_latest_version());
+	cr_assert_eq(lk_store_campaign(&ctx, s, "c", NULL, NULL, &b), 0);
+	cr_assert_eq(a, b);
+	cr_assert_eq(lk_store_variant_count(&ctx, s, a, &n), 0);
+	cr_assert_eq(n, 0);
+	lk_store_close(s);
+}
+
+Test(store, missing_without_create)
+{
+	struct lk_store *s = (struct lk_store *)1;
+	char *dir = sub("nope");
+
+	cr_assert_eq(lk_store_open(&ctx, dir, 0, &s), LK_ENOTFOUND);
+	cr_assert_null(s);
+	cr_assert(strstr(ctx.msg, "no loopkit store in"), "%s", ctx.msg);
+	cr_assert(!lk_path_exists(dir), "must not create %s", dir);
+	free(dir);
+}
+
+Test(store, not_sqlite_is_refused)
+{
+	struct lk_store *s = NULL;
+	char *dir = sub("junk");
+
+	write_file("junk", "this is not a database, just some text that is "
+		   "long enough to fill a page header and then some more.\n");
+	cr_assert_eq(lk_store_open(&ctx, dir, 1, &s), LK_ESTORE);
+	cr_assert_null(s);
+	cr_assert(strstr(ctx.msg, "store.db: cannot read the store: file is "
+			 "not a database"), "%s", ctx.msg);
+	free(dir);
+}
+
+Test(store, foreign_sqlite_is_refused)
+{
+	struct lk_store *s = NULL;
+	char *dir = sub("other");
+
+	cr_assert_eq(lk_mkdir_p(&ctx, dir, 0777), 0);
+	raw_exec("other", "CREATE TABLE photos (id INTEGER PRIMARY KEY)");
+	cr_assert_eq(lk_store_open(&ctx, dir, 1, &s), LK_EINPUT);
+	cr_assert(strstr(ctx.msg, "not a loopkit store"), "%s", ctx.msg);
+	/* Nothing of ours was added to it. */
+	cr_assert_eq(raw_long("other", "SELECT count(*) FROM sqlite_schema"),
+		     1);
+	free(dir);
+}
+
+Test(store, too_new_schema_is_refused)
+{
+	struct lk_store *s = open_store("new");
+	char *dir = sub("new"), sql[64];
+
+	lk_store_close(s);
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d",
+		 lk_store_latest_version() + 1);
+	raw_exec("new", sql);
+	s = NULL;
+	cr_assert_eq(lk_store_open(&ctx, dir, 0, &s), LK_EUNSUP);
+	cr_assert_null(s);
+	cr_assert(strstr(ctx.msg, "newer than this loopkit knows"), "%s",
+		  ctx.msg);
+	free(dir);
+}
+
+Test(store, empty_file_is_migrated)
+{
+	struct lk_store *s = NULL;
+	char *dir = sub("empty");
+
+	/* A zero-length store.db: SQLite's empty database, version 0. */
+	write_file("empty", "");
+	cr_assert_eq(lk_store_open(&ctx, dir, 0, &s), 0, "%s", ctx.msg);
+	cr_assert_eq(lk_store_schema_version(s), lk_store_latest_version());
+	lk_store_close(s);
+	free(dir);
+}
+
+static int table_exists(sqlite3 *db, const char *name)
+{
+	char sql[128];
+
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM sqlite_schema"
+		 " WHERE name = '%s'", name);
+	return (int)raw_long_db(db, sql);
+}
+
+Test(store, migrations_apply_in_order_each_atomic)
+{
+	static const char *const scripts[] = {
+		"CREATE TABLE one (x);",
+		"CREATE TABLE two (y); INSERT INTO one VALUES (2);",
+		/* Fails half-way: 'three' must not survive. */
+		"CREATE TABLE three (z); CREATE TABLE one (x);",
+	};
+	sqlite3 *db;
+	int v = -1;
+
+	lk_mkdir_p(&ctx, tmpdir, 0777);
+	db = raw_open(".");
+	cr_assert_eq(lk_store_migrate_with(&ctx, db, "t.db", scripts, 1, &v),
+		     0, "%s", ctx.msg);
+	cr_assert_eq(v, 1);
+	cr_assert(table_exists(db, "one") && !table_exists(db, "two"));
+	/* An older build sees a newer schema. */
+	cr_assert_eq(lk_store_migrate_with(&ctx, db, "t.db", scripts, 0, &v),
+		     LK_EUNSUP);
+	cr_assert_eq(lk_store_migrate_with(&ctx, db, "t.db", scripts, 2, &v),
+		     0, "%s", ctx.msg);
+	cr_assert_eq(v, 2);
+	cr_assert_eq(raw_long_db(db, "SELECT count(*) FROM one"), 1);
+	cr_assert_eq(lk_store_migrate_with(&ctx, db, "t.db", scripts, 3, &v),
+		     LK_ESTORE);
+	cr_assert(strstr(ctx.msg, "t.db: cannot migrate to schema 3: table "
+			 "one already exists"), "%s", ctx.msg);
+	cr_assert_eq(raw_long_db(db, "PRAGMA user_version"), 2);
+	cr_assert(!table_exists(db, "three"));
+	/* Rerunning what is applied changes nothing. */
+	cr_assert_eq(lk_store_migrate_with(&ctx, db, "t.db", scripts, 2, &v),
+		     0);
+	cr_assert_eq(raw_long_db(db, "SELECT count(*) FROM one"), 1);
+	sqlite3_close(db);
+}
+
+Test(store, object_path)
+{
+	struct lk_store *s = open_store("obj");
+	char *p = lk_store_object_path(s, "abcdef0123", ".s");
+	char *want = lk_asprintf("%s/obj/objects/ab/cdef0123.s", tmpdir);
+
+	cr_assert_str_eq(p, want);
+	cr_assert(!lk_path_exists(p));
+	free(p);
+	p = lk_store_object_path(s, "abcdef0123", NULL);
+	cr_assert(strstr(p, "/objects/ab/cdef0123") &&
+		  p[strlen(p) - 1] == '3');
+	free(p);
+	free(want);
+	lk_store_close(s);
+}
+
+/* Campaigns, environments, variants, builds. */
+
+Test(store, campaign_get_or_create)
+{
+	struct lk_store *s = open_store("st");
+	int64_t a, b, c;
+
+	cr_assert_eq(lk_store_campaign(&ctx, s, "x", "x.yaml", "h1", &a), 0);
+	cr_assert_eq(lk_store_campaign(&ctx, s, "x", NULL, NULL, &b), 0);
+	cr_assert_eq(lk_store_campaign(&ctx, s, "y", NULL, NULL, &c), 0);
+	cr_assert_eq(a, b);
+	cr_assert_neq(a, c);
+	lk_store_close(s);
+	/* NULL kept the config; a new one replaces it. */
+	cr_assert_eq(raw_long("st", "SELECT count(*) FROM campaigns WHERE"
+			      " name = 'x' AND config_hash = 'h1'"), 1);
+	s = open_store("st");
+	cr_assert_eq(lk_store_campaign(&ctx, s, "x", "x.yaml", "h2", &b), 0);
+	cr_assert_eq(a, b);
+	lk_store_close(s);
+	cr_assert_eq(raw_long("st", "SELECT count(*) FROM campaigns WHERE"
+			      " name = 'x' AND config_hash = 'h2'"), 1);
+}
+
+Test(store, env_once_per_content)
+{
+	struct lk_store *s = open_store("st");
+	int64_t c1, c2, a, b, d, e;
+
+	lk_store_campaign(&ctx, s, "c1", NULL, NULL, &c1);
+	lk_store_campaign(&ctx, s, "c2", NULL, NULL, &c2);
+	cr_assert_eq(lk_store_env_put(&ctx, s, c1, "{\"cpu\":1}", &a), 0);
+	cr_assert_eq(lk_store_env_put(&ctx, s, c1, "{\"cpu\":1}", &b), 0);
+	cr_assert_eq(lk_store_env_put(&ctx, s, c1, "{\"cpu\":2}", &d), 0);
+	cr_assert_eq(lk_store_env_put(&ctx, s, c2, "{\"cpu\":1}", &e), 0);
+	cr_assert_eq(a, b);
+	cr_assert_neq(a, d);
+	cr_assert_neq(a, e);
+	/* An unknown campaign violates the foreign key. */
+	cr_assert_eq(lk_store_env_put(&ctx, s, 999, "{}", &a), LK_ESTORE);
+	cr_assert(strstr(ctx.msg, "FOREIGN KEY"), "%s", ctx.msg);
+	lk_store_close(s);
+	cr_assert_eq(raw_long("st", "SELECT count(*) FROM environments"), 3);
+}
+
+static const struct lk_param axpy_params[] = {
+	{"N", "1024"}, {"T", "float"},
+};
+
+static struct lk_variant_rec variant(const char *hash,
+				     const struct lk_param *p, size_t n)
+{
+	struct lk_variant_rec v = {
+		.hash = hash, .source = "k/axpy.c", .source_hash = "s1",
+		.compiler = "gcc", .flagset = "O2",
+		.cflags = "-O2 -march=native", .params = p, .nparams = n,
+	};
+
+	return v;
+}
+
+Test(store, variant_put_idempotent_params_ordered)
+{
+	static const struct lk_param zyx[] = {
+		{"Z", "1"}, {"Y", "2"}, {"X", "3"},
+	};
+	struct lk_store *s = open_store("st");
+	struct lk_variant_rec v = variant("h1", zyx, 3);
+	int64_t c, a, b, d;
+	long n;
+
+	lk_store_campaign(&ctx, s, "c", NULL, NULL, &c);
+	cr_assert_eq(lk_store_variant_put(&ctx, s, c, &v, &a), 0, "%s",
+		     ctx.msg);
+	cr_assert_eq(lk_store_variant_put(&ctx, s, c, &v, &b), 0);
+	cr_assert_eq(a, b);
+	v.hash = "h2";
+	cr_assert_eq(lk_store_variant_put(&ctx, s, c, &v, &d), 0);
+	cr_assert_neq(a, d);
+	cr_assert_eq(lk_store_variant_count(&ctx, s, c, &n), 0);
+	cr_assert_eq(n, 2);
+	lk_store_close(s);
+	cr_assert_eq(raw_long("st", "SELECT count(*) FROM variant_params"), 6);
+	/* The config's order, not the names' order. */
+	cr_assert_eq(raw_long("st", "SELECT group_concat(name, '') = 'ZYX'"
+			      " FROM (SELECT name FROM variant_params WHERE"
+			      " variant_id = 1 ORDER BY position)"), 1);
+}
+
+Test(store, variant_params_rolled_back_with_variant)
+{
+	static const struct lk_param twice[] = {{"N", "1"}, {"N", "2"}};
+	struct lk_store *s = open_store("st");
+	struct lk_variant_rec v = variant("h1", twice, 2);
+	int64_t c, id;
+	long n;
+
+	lk_store_campaign(&ctx, s, "c", NULL, NULL, &c);
+	cr_assert_eq(lk_store_variant_put(&ctx, s, c, &v, &id), LK_ESTORE);
+	cr_assert(strstr(ctx.msg, "cannot store parameter N of variant h1"),
+		  "%s", ctx.msg);
+	cr_assert_eq(lk_store_variant_count(&ctx, s, c, &n), 0);
+	cr_assert_eq(n, 0, "the variant must go with its parameters");
+	lk_store_close(s);
+}
+
+Test(store, build_get_put)
+{
+	struct lk_store *s = open_store("st");
+	struct lk_build_rec b = {
+		.hash = "bh", .compiler = "gcc", .compiler_version = "12.2",
+		.command = "gcc -O2 x.c", .ok = 0, .reason = "error: x",
+		.log = "x.c:1: error: x", .binary = NULL, .seconds = 0.25,
+	};
+	struct lk_build_rec got = {0};
+	int64_t first;
+
+	cr_assert_eq(lk_store_build_get(&ctx, s, "bh", &got), LK_ENOTFOUND);
+	cr_assert_eq(lk_store_build_put(&ctx, s, &b), 0, "%s", ctx.msg);
+	first = b.id;
+	cr_assert_gt(first, 0);
+	cr_assert_eq(lk_store_build_get(&ctx, s, "bh", &got), 0);
+	cr_assert_eq(got.id, first);
+	cr_assert_str_eq(got.compiler_version, "12.2");
+	cr_assert_str_eq(got.reason, "error: x");
+	cr_assert_str_eq(got.binary, "");
+	cr_assert_eq(got.ok, 0);
+	cr_assert_float_eq(got.seconds, 0.25, 1e-12);
+	lk_build_rec_release(&got);
+	/* Replace: same id, new content. */
+	b.ok = 1;
+	b.reason = "";
+	b.binary = "objects/ab/cd";
+	b.id = 0;
+	cr_assert_eq(lk_store_build_put(&ctx, s, &b), 0);
+	cr_assert_eq(b.id, first);
+	cr_assert_eq(lk_store_build_get(&ctx, s, "bh", &got), 0);
+	cr_assert_eq(got.ok, 1);
+	cr_assert_str_eq(got.binary, "objects/ab/cd");
+	lk_build_rec_release(&got);
+	lk_build_rec_release(NULL);
+	lk_store_close(s);
+}
+
+/* Runs. */
+
+struct run_fixture {
+	struct lk_store *s;
+	int64_t campaign;
+	int64_t variant;
+};
+
+static struct run_fixture run_fixture(const char *name)
+{
+	struct run_fixture f = {.s = open_store(name)};
+	struct lk_variant_rec v = variant("vh", axpy_params, 2);
+
+	cr_assert_eq(lk_store_campaign(&ctx, f.s, "c", NULL, NULL,
+				       &f.campaign), 0);
+	cr_assert_eq(lk_store_variant_put(&ctx, f.s, f.campaign, &v,
+					  &f.variant), 0);
+	return f;
+}
+
+static struct lk_sample_rec *make_samples(size_t n)
+{
+	struct lk_sample_rec *x = lk_calloc(n ? n : 1, sizeof(*x));
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		x[i].process = (int)(i % 3);
+		x[i].attempt = 0;
+		x[i].region = "roi";
+		x[i].idx = (long)i;
+		x[i].steps = 10;
+		x[i].metric = i % 2 ? "ns" : "tsc";
+		x[i].raw = 1000.0 + (double)i;
+		x[i].value = 100.0 + (double)i / 10;
+	}
+	return x;
+}
+
+static const struct lk_info_rec two_infos[] = {
+	{0, 0, "tsc_hz", "2000000000"}, {0, 0, "cpu", "3"},
+};
+
+static const struct lk_result_rec two_results[] = {
+	{"roi", "tsc", "tsc", "ticks/step", 1, 12.5, "median", 100, 0.01, "",
+	 1},
+	{"roi", "cycles", "unsupported", "cycles/step", 0, 0, "median", 0, 0,
+	 "unsupported:ENOENT", 0},
+};
+
+static struct lk_run_rec make_run(int64_t variant, const char *method_hash,
+				  const char *status,
+				  const struct lk_sample_rec *samples,
+				  size_t nsamples)
+{
+	struct lk_run_rec r = {
+		.variant_id = variant, .method_hash = method_hash,
+		.method = "repetitions: 3", .status = status,
+		.reason = strcmp(status, "ok") ? "it broke" : "",
+		.attempts = 1, .started = 1700000000.5,
+		.finished = 1700000001.25, .samples = samples,
+		.nsamples = nsamples, .infos = two_infos, .ninfos = 2,
+		.results = two_results, .nresults = 2,
+	};
+
+	return r;
+}
+
+Test(store, run_put_done_results_roundtrip)
+{
+	struct run_fixture f = run_fixture("st");
+	struct lk_sample_rec *x = make_samples(50);
+	struct lk_run_rec r = make_run(f.variant, "m1", "ok", x, 50);
+	struct lk_result_row *rows;
+	char *status = NULL;
+	int64_t id = 0;
+	size_t n;
+
+	cr_assert_eq(lk_store_run_done(&ctx, f.s, f.variant, "m1", &status), 0);
+	cr_assert_null(status);
+	cr_assert_eq(lk_store_run_put(&ctx, f.s, &r, &id), 0, "%s", ctx.msg);
+	cr_assert_gt(id, 0);
+	cr_assert_eq(lk_store_run_done(&ctx, f.s, f.variant, "m1", &status), 1);
+	cr_assert_str_eq(status, "ok");
+	free(status);
+	cr_assert_eq(lk_store_run_done(&ctx, f.s, f.variant, "m2", NULL), 0);
+	cr_assert_eq(lk_store_results_get(&ctx, f.s, f.variant, "m1", &rows,
+					  &n), 0);
+	cr_assert_eq(n, 2);
+	cr_assert_str_eq(rows[0].metric, "tsc");
+	cr_assert(rows[0].has_value && rows[0].primary);
+	cr_assert_float_eq(rows[0].value, 12.5, 1e-12);
+	cr_assert_eq(rows[0].n, 100);
+	cr_assert_str_eq(rows[1].metric, "cycles");
+	cr_assert(!rows[1].has_value && !rows[1].primary);
+	cr_assert_str_eq(rows[1].flags, "unsupported:ENOENT");
+	lk_result_rows_free(rows, n);
+	cr_assert_eq(lk_store_results_get(&ctx, f.s, f.variant, "m2", &rows,
+					  &n), 0);
+	cr_assert_eq(n, 0);
+	lk_result_rows_free(rows, n);
+	lk_store_close(f.s);
+	cr_assert_eq(raw_long("st", "SELECT count(*) FROM samples"), 50);
+	cr_assert_eq(raw_long("st", "SELECT sum(idx) FROM samples"), 49 * 25);
+	cr_assert_eq(raw_long("st", "SELECT count(*) FROM run_info"), 2);
+	cr_assert_eq(raw_long("st", "SELECT build_id IS NULL AND env_id IS"
+			      " NULL FROM runs"), 1);
+	free(x);
+}
+
+Test(store, run_put_replaces_whole_run)
+{
+	struct run_fixture f = run_fixture("st");
+	struct lk_sample_rec *x = make_samples(100);
+	struct lk_run_rec r = make_run(f.variant, "m1", "ok", x, 100);
+	char *status;
+
+	cr_assert_eq(lk_store_run_put(&ctx, f.s, &r, NULL), 0);
+	r = make_run(f.variant, "m1", "crashed", x, 7);
+	r.nresults = 0;
+	cr_assert_eq(lk_store_run_put(&ctx, f.s, &r, NULL), 0);
+	cr_assert_eq(lk_store_run_done(&ctx, f.s, f.variant, "m1", &status), 1);
+	cr_assert_str_eq(status, "crashed");
+	free(status);
+	lk_store_close(f.s);
+	cr_assert_eq(raw_long("st", "SELECT count(*) FROM runs"), 1);
+	cr_assert_eq(raw_long("st", "SELECT count(*) FROM samples"), 7);
+	cr_assert_eq(raw_long("st", "SELECT count(*) FROM results"), 0);
+	cr_assert_eq(raw_long("st", "SELECT count(*) FROM run_info"), 2);
+	free(x);
+}
+
+Test(store, run_put_failure_leaves_nothing)
+{
+	struct run_fixture f = run_fixture("st");
+	struct lk_sample_rec *x = make_samples(100);
+	struct lk_run_rec r = make_run(f.variant, "m1", "ok", x, 100);
+	struct lk_result_rec bad[2];
+	long n;
+
+	cr_assert_eq(lk_store_run_put(&ctx, f.s, &r, NULL), 0);
+	/* A result without a metric fails after samples went in. */
+	memcpy(bad, two_results, sizeof(bad));
+	bad[1].metric = NULL;
+	r.results = bad;
+	r.nsamples = 30;
+	cr_assert_eq(lk_store_run_put(&ctx, f.s, &r, NULL), LK_ESTORE);
+	cr_assert(strstr(ctx.msg, "cannot store result (null) of run") &&
+		  strstr(ctx.msg, "NOT NULL constraint failed"), "%s",
+		  ctx.msg);
+	/* An unknown variant breaks the foreign key. */
+	r = make_run(424242, "m1", "ok", x, 10);
+	cr_assert_eq(lk_store_run_put(&ctx, f.s, &r, NULL), LK_ESTORE);
+	cr_assert(strstr(ctx.msg, "FOREIGN KEY"), "%s", ctx.msg);
+	r.method_hash = NULL;
+	cr_assert_eq(lk_store_run_put(&ctx, f.s, &r, NULL), LK_EINTERNAL);
+	cr_assert_eq(lk_store_run_count(&ctx, f.s, f.campaign, &n), 0);
+	cr_assert_eq(n, 1);
+	lk_store_close(f.s);
+	/* The first run is intact, the failed replacement left no trace. */
+	cr_assert_eq(raw_long("st", "SELECT count(*) FROM samples"), 100);
+	cr_assert_eq(raw_long("st", "SELECT count(*) FROM results"), 2);
+	free(x);
+}
+
+Test(store, forget_failed_runs)
+{
+	static const char *const statuses[] = {
+		"ok", "unstable", "crashed", "build-failed", "timed-out",
+	};
+	struct run_fixture f = run_fixture("st");
+	struct lk_sample_rec *x = make_samples(10);
+	char method[8];
+	int64_t other;
+	size_t i;
+	long n;
+
+	for (i = 0; i < LK_ARRAY_SIZE(statuses); i++) {
+		struct lk_run_rec r;
+
+		snprintf(method, sizeof(method), "m%zu", i);
+		r = make_run(f.variant, method, statuses[i], x, 10);
+		cr_assert_eq(lk_store_run_put(&ctx, f.s, &r, NULL), 0);
+	}
+	/* Another campaign's failures are not touched. */
+	lk_store_campaign(&ctx, f.s, "other", NULL, NULL, &other);
+	cr_assert_eq(lk_store_runs_forget_failed(&ctx, f.s, other, &n), 0);
+	cr_assert_eq(n, 0);
+	cr_assert_eq(lk_store_run_count(&ctx, f.s, f.campaign, &n), 0);
+	cr_assert_eq(n, 5);
+	cr_assert_eq(lk_store_runs_forget_failed(&ctx, f.s, f.campaign, &n),
+		     0);
+	cr_assert_eq(n, 3);
+	cr_assert_eq(lk_store_run_count(&ctx, f.s, f.campaign, &n), 0);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(lk_store_run_done(&ctx, f.s, f.variant, "m2", NULL), 0);
+	lk_store_close(f.s);
+	cr_assert_eq(raw_long("st", "SELECT count(*) FROM samples"), 20);
+	free(x);
+}
+
+/* Insert speed: a property with a generous bound, and the figure logged. */
+Test(store, run_put_speed)
+{
+	struct run_fixture f = run_fixture("st");
+	enum { NSAMPLES = 10000, REPEAT = 5 };
+	struct lk_sample_rec *x = make_samples(NSAMPLES);
+	struct lk_run_rec r = make_run(f.variant, "m1", "ok", x, NSAMPLES);
+	double best = 1e9;
+	int i;
+
+	for (i = 0; i < REPEAT; i++) {
+		double t0 = lk_now();
+
+		cr_assert_eq(lk_store_run_put(&ctx, f.s, &r, NULL), 0);
+		if (lk_now() - t0 < best)
+			best = lk_now() - t0;
+	}
+	fprintf(stderr, "store: run_put of %d samples (replacing): %.1f ms, "
+		"%.0f sample rows/s\n", NSAMPLES, best * 1e3,
+		NSAMPLES / best);
+	cr_assert_lt(best, 1.0, "10000 samples took %.3f s", best);
+	lk_store_close(f.s);
+	cr_assert_eq(raw_long("st", "SELECT count(*) FROM samples"), NSAMPLES);
+	free(x);
+}
