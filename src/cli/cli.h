@@ -1,0 +1,56 @@
+/*
+ * The command-line layer: the command table, a declarative option table
+ * over getopt_long, and the conversion of library errors to exit codes.
+ * Only this layer writes to stdout or calls exit().
+ */
+#ifndef LOOPKIT_CLI_H
+#define LOOPKIT_CLI_H
+
+#include <stdio.h>
+
+#include "loopkit/core.h"
+
+enum lk_opt_type {
+	LK_OPT_BOOL,   /* int *, set to 1 */
+	LK_OPT_STRING, /* const char **, last one wins */
+	LK_OPT_LONG,   /* long * */
+	LK_OPT_LIST,   /* struct lk_strv *, repeatable */
+};
+
+struct lk_opt {
+	int short_name;        /* 0: long only */
+	const char *long_name;
+	enum lk_opt_type type;
+	void *value;
+	const char *arg_name;  /* shown in help: "DIR", "N" */
+	const char *help;
+};
+
+#define LK_OPT_END {0, NULL, LK_OPT_BOOL, NULL, NULL, NULL}
+
+/*
+ * Parse argv[1..] against opts (a -h/--help is always understood).
+ * Returns the index of the first operand, -1 after printing help
+ * (exit 0), or -2 after an error message (exit 2).
+ */
+int lk_opts_parse(const char *cmd, const char *usage, const struct lk_opt *opts,
+		  int argc, char **argv);
+void lk_opts_usage(FILE *out, const char *cmd, const char *usage,
+		   const struct lk_opt *opts);
+
+/* Print ctx's error as "loopkit: error: ..." and map it to an exit code:
+ * 2 for bad input, 1 otherwise. */
+int lk_cli_fail(const struct lk_ctx *ctx);
+/* Print a usage error (exit code 2). */
+int lk_cli_usage_error(const char *cmd, const char *fmt, ...) LK_PRINTF(2, 3);
+
+/* The commands. */
+int cmd_run(int argc, char **argv);
+int cmd_env(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+
+/* Set by the dispatcher from -v before the command runs. */
+extern int lk_cli_verbose;
+
+#endif

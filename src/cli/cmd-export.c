@@ -1,0 +1,53 @@
+/* loopkit export: the store's results as a tidy table. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "loopkit/store.h"
+
+static const char usage[] =
+	"(--csv | --json) [-o DIR] [--campaign NAME]\n\n"
+	"Write one row per variant x metric, -D parameters as columns, to\n"
+	"stdout: a table pandas reads as it is (pd.read_csv).";
+
+int cmd_export(int argc, char **argv)
+{
+	int csv = 0, json = 0, first, ret;
+	const char *dir = LK_STORE_DEFAULT_DIR, *campaign = NULL;
+	const struct lk_opt opts[] = {
+		{0, "csv", LK_OPT_BOOL, &csv, NULL, "CSV (RFC 4180)"},
+		{0, "json", LK_OPT_BOOL, &json, NULL, "a JSON array"},
+		{0, "campaign", LK_OPT_STRING, &campaign, "NAME",
+		 "only this campaign (default: all)"},
+		{'o', "output", LK_OPT_STRING, &dir, "DIR",
+		 "campaign directory (default ./loopkit.d)"},
+		LK_OPT_END};
+	struct lk_store *s;
+	struct lk_ctx ctx;
+
+	first = lk_opts_parse("export", usage, opts, argc, argv);
+	if (first < 0)
+		return first == -1 ? 0 : 2;
+	if (first < argc)
+		return lk_cli_usage_error("export", "unexpected argument '%s'",
+					  argv[first]);
+	if (csv == json)
+		return lk_cli_usage_error("export", "say --csv or --json");
+	lk_ctx_init(&ctx);
+	ret = lk_store_open(&ctx, dir, 0, &s);
+	if (ret == LK_ENOTFOUND) {
+		fprintf(stderr, "loopkit: error: %s: no campaign store here "
+				"(run 'loopkit run' first, or -o DIR)\n",
+			dir);
+		return 2;
+	}
+	if (!ret) {
+		ret = lk_store_export(&ctx, s, campaign,
+				      csv ? LK_EXPORT_CSV : LK_EXPORT_JSON,
+				      stdout);
+		lk_store_close(s);
+	}
+	if (!ret && fflush(stdout))
+		ret = lk_error_errno(&ctx, "writing the export");
+	return ret ? lk_cli_fail(&ctx) : 0;
+}

@@ -1,0 +1,104 @@
+/* loopkit: the command table and the dispatcher. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "loopkit/measure.h"
+
+#define LOOPKIT_VERSION "0.1.0"
+
+enum {
+	NEED_CC = 1 << 0, /* a C compiler to build benchmarks */
+};
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	unsigned needs;
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{"run", cmd_run, NEED_CC,
+	 "compile and measure a kernel, or a YAML sweep of variants"},
+	{"env", cmd_env, 0,
+	 "describe this machine; --tune / --restore it for measuring"},
+	{"export", cmd_export, 0,
+	 "write a campaign's results as a tidy CSV or JSON table"},
+	{"check", cmd_check, 0,
+	 "what this build and this machine can do"},
+};
+
+static void usage(FILE *out)
+{
+	size_t i;
+
+	fprintf(out, "usage: loopkit [-v] <command> [options] [args]\n\n"
+		     "commands:\n");
+	for (i = 0; i < LK_ARRAY_SIZE(commands); i++)
+		fprintf(out, "    %-10s %s\n", commands[i].name,
+			commands[i].summary);
+	fprintf(out, "\n'loopkit <command> -h' describes a command. "
+		     "Campaigns live in ./%s unless -o DIR says otherwise.\n",
+		LK_STORE_DEFAULT_DIR);
+}
+
+/* Refuse up front, with a hint, when the command cannot work here. */
+static int check_needs(const struct command *c)
+{
+	struct lk_ctx ctx;
+
+	lk_ctx_init(&ctx);
+	if ((c->needs & NEED_CC) && !lk_cap_available(&ctx, "cc")) {
+		fprintf(stderr, "loopkit: error: '%s' needs a C compiler "
+				"(gcc); install it with 'make deps'\n",
+			c->name);
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+	int first = 1;
+
+	while (first < argc && argv[first][0] == '-') {
+		const char *a = argv[first];
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return 0;
+		}
+		if (!strcmp(a, "--version")) {
+			printf("loopkit %s\n", LOOPKIT_VERSION);
+			return 0;
+		}
+		if (strcmp(a, "-v") && strcmp(a, "--verbose")) {
+			fprintf(stderr, "loopkit: error: unknown option '%s'\n",
+				a);
+			usage(stderr);
+			return 2;
+		}
+		lk_cli_verbose++;
+		first++;
+	}
+	if (first >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	for (i = 0; i < LK_ARRAY_SIZE(commands); i++) {
+		const struct command *c = &commands[i];
+
+		if (strcmp(argv[first], c->name))
+			continue;
+		if (check_needs(c))
+			return 1;
+		return c->fn(argc - first, argv + first);
+	}
+	fprintf(stderr, "loopkit: error: unknown command '%s' "
+			"(see 'loopkit --help')\n",
+		argv[first]);
+	return 2;
+}

@@ -1,0 +1,695 @@
+/*
+ * Measuring one variant: launch the benchmark 'processes' times (and
+ * again for the X/T/R rule's redos), convert the runtime's raw samples to
+ * per-step figures, reduce them, and store the whole run at once.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "loopkit/subprocess.h"
+#include "measure.h"
+
+extern char **environ;
+
+/* One sample, converted to per-step figures. */
+struct conv {
+	int process, attempt, region, kept;
+	double tsc, ns, cal, ratio; /* cal/ratio NAN without a reference */
+	double ev[LK_RT_MAX_EVENTS];
+	unsigned ev_mask;
+	int mux;
+};
+
+struct acc {
+	struct lk_strv pool;    /* owns every string the records point to */
+	struct lk_strv regions;
+	struct lk_strv events;  /* names, as the first launch reported them */
+	int ev_ok[LK_RT_MAX_EVENTS], ev_err[LK_RT_MAX_EVENTS];
+	const char *ev_reason[LK_RT_MAX_EVENTS];
+	struct conv *conv;
+	size_t nconv, aconv;
+	struct lk_sample_rec *srec;
+	size_t nsrec, asrec;
+	struct lk_info_rec *irec;
+	size_t nirec, airec;
+	struct lk_result_rec *rrec;
+	size_t nrrec, arrec;
+	int unstable;
+};
+
+static const char *keep(struct acc *a, const char *s)
+{
+	lk_strv_push(&a->pool, s);
+	return a->pool.v[a->pool.n - 1];
+}
+
+static int index_of(struct lk_strv *sv, const char *s, int add)
+{
+	size_t i;
+
+	for (i = 0; i < sv->n; i++)
+		if (!strcmp(sv->v[i], s))
+			return (int)i;
+	if (!add)
+		return -1;
+	lk_strv_push(sv, s);
+	return (int)sv->n - 1;
+}
+
+static void add_info(struct acc *a, int process, int attempt, const char *key,
+		     const char *value)
+{
+	LK_GROW(a->irec, a->nirec + 1, a->airec);
+	a->irec[a->nirec++] = (struct lk_info_rec){
+		process, attempt, keep(a, key), keep(a, value)};
+}
+
+static void add_raw(struct acc *a, const struct conv *c, long idx,
+		    long steps, const char *metric, double raw, double value)
+{
+	LK_GROW(a->srec, a->nsrec + 1, a->asrec);
+	a->srec[a->nsrec++] = (struct lk_sample_rec){
+		c->process, c->attempt, a->regions.v[c->region], idx, steps,
+		metric, raw, value};
+}
+
+/* ---- Launching. ---- */
+
+static void push_env(struct lk_strv *env, const char *key, const char *fmt,
+		     long value)
+{
+	char num[32];
+
+	snprintf(num, sizeof(num), fmt, value);
+	lk_strv_pushf(env, "%s=%s", key, num);
+}
+
+static void event_list(const struct lk_sweep *sw, struct lk_buf *b)
+{
+	size_t i;
+
+	for (i = 0; i < sw->metrics.n; i++) {
+		const char *m = sw->metrics.v[i];
+
+		if (!strcmp(m, "tsc") || !strcmp(m, "ns"))
+			continue;
+		if (b->len)
+			lk_buf_addch(b, ',');
+		lk_buf_adds(b, m);
+	}
+}
+
+static void child_env(const struct lk_sweep *sw, long repetitions,
+		      struct lk_strv *env)
+{
+	const struct lk_method *m = &sw->method;
+	struct lk_buf events = LK_BUF_INIT;
+	char **e;
+
+	for (e = environ; *e; e++)
+		if (strncmp(*e, "LK_", 3))
+			lk_strv_push(env, *e);
+	lk_strv_push(env, "LK_RESULT_FD=3");
+	push_env(env, "LK_WARMUP", "%ld", m->warmup);
+	if (m->steps > 0)
+		push_env(env, "LK_STEPS", "%ld", m->steps);
+	else
+		lk_strv_push(env, "LK_STEPS=auto");
+	push_env(env, "LK_MIN_SAMPLE_TICKS", "%ld", m->min_sample_ticks);
+	push_env(env, "LK_REPETITIONS", "%ld", repetitions);
+	lk_strv_push(env, m->cold_cache ? "LK_CACHE=cold" : "LK_CACHE=hot");
+	if (m->cpu >= 0)
+		push_env(env, "LK_CPU", "%ld", m->cpu);
+	push_env(env, "LK_FIFO", "%ld", m->fifo);
+	push_env(env, "LK_CALIBRATE", "%ld", m->calibrate);
+	event_list(sw, &events);
+	if (events.len)
+		lk_strv_pushf(env, "LK_EVENTS=%s", lk_buf_str(&events));
+	lk_buf_release(&events);
+}
+
+/* Map a launch's outcome to a run status; NULL when it went well. */
+static const char *launch_status(const struct lk_proc_result *r,
+				 const struct lk_rt_output *o, int parse_ret,
+				 const struct lk_ctx *pctx, double timeout,
+				 char **reason)
+{
+	if (r->timed_out) {
+		*reason = lk_asprintf("timed out after %g s", timeout);
+		return "timed-out";
+	}
+	if (r->signaled) {
+		*reason = lk_proc_describe(r, timeout);
+		return "crashed";
+	}
+	if (parse_ret) {
+		*reason = lk_asprintf("bad result stream: %s", pctx->msg);
+		return "failed";
+	}
+	if (o->error) {
+		*reason = lk_asprintf("runtime error: %s", o->error);
+		return "failed";
+	}
+	if (!r->exited || r->exit_code) {
+		*reason = lk_asprintf("exit %d", r->exit_code);
+		return "failed";
+	}
+	if (!o->complete) {
+		*reason = lk_strdup("result stream ended early");
+		return "crashed";
+	}
+	return NULL;
+}
+
+static void merge_events(struct acc *a, const struct lk_rt_output *o,
+			 int *map)
+{
+	size_t i;
+
+	for (i = 0; i < o->nevents; i++) {
+		int k = index_of(&a->events, o->events[i].name, 0);
+
+		if (k < 0 && a->events.n < LK_RT_MAX_EVENTS) {
+			k = index_of(&a->events, o->events[i].name, 1);
+			a->ev_ok[k] = o->events[i].ok;
+			a->ev_err[k] = o->events[i].err;
+			a->ev_reason[k] = keep(a, o->events[i].reason);
+		}
+		map[i] = k;
+	}
+}
+
+static void convert_sample(struct acc *a, struct conv *c,
+			   const struct lk_rt_output *o,
+			   const struct lk_rt_region *r,
+			   const struct lk_rt_sample *s, const int *map)
+{
+	double steps = (double)s->steps;
+	size_t i;
+
+	c->tsc = (s->tsc - r->ovh_tsc_min) / steps;
+	c->ns = (s->ns - r->ovh_ns_min) / steps;
+	c->ratio = s->has_ref ? s->ref_cycles / s->ref_tsc : NAN;
+	c->cal = c->tsc * c->ratio;
+	c->mux = s->mux;
+	add_raw(a, c, s->idx, s->steps, "tsc", s->tsc, c->tsc);
+	add_raw(a, c, s->idx, s->steps, "ns", s->ns, c->ns);
+	if (s->has_ref) {
+		add_raw(a, c, s->idx, s->steps, "ref_tsc", s->ref_tsc,
+			s->ref_tsc);
+		add_raw(a, c, s->idx, s->steps, "ref_cycles", s->ref_cycles,
+			s->ref_cycles);
+		add_raw(a, c, s->idx, s->steps, "cycles:tsc-calibrated",
+			s->tsc * c->ratio, c->cal);
+	}
+	for (i = 0; i < o->nevents; i++) {
+		if (!(s->ev_mask & (1u << i)) || map[i] < 0)
+			continue;
+		c->ev[map[i]] = s->ev[i] / steps;
+		c->ev_mask |= 1u << map[i];
+		add_raw(a, c, s->idx, s->steps, a->events.v[map[i]], s->ev[i],
+			c->ev[map[i]]);
+	}
+}
+
+static void absorb(struct acc *a, const struct lk_rt_output *o, int process,
+		   int attempt)
+{
+	int map[LK_RT_MAX_EVENTS];
+	size_t i, j;
+
+	merge_events(a, o, map);
+	for (i = 0; i < o->info_keys.n; i++)
+		add_info(a, process, attempt, o->info_keys.v[i],
+			 o->info_values.v[i]);
+	for (i = 0; i < o->nregions; i++) {
+		const struct lk_rt_region *r = &o->regions[i];
+		int reg = index_of(&a->regions, r->name, 1);
+		char key[160], val[160];
+
+		snprintf(key, sizeof(key), "%s.steps", r->name);
+		snprintf(val, sizeof(val), "%ld", r->steps);
+		add_info(a, process, attempt, key, val);
+		snprintf(key, sizeof(key), "%s.roi_addr", r->name);
+		add_info(a, process, attempt, key,
+			 r->roi_addr ? r->roi_addr : "?");
+		snprintf(key, sizeof(key), "%s.overhead_tsc_min", r->name);
+		snprintf(val, sizeof(val), "%.0f", r->ovh_tsc_min);
+		add_info(a, process, attempt, key, val);
+		snprintf(key, sizeof(key), "%s.overhead_ns_min", r->name);
+		snprintf(val, sizeof(val), "%.0f", r->ovh_ns_min);
+		add_info(a, process, attempt, key, val);
+		for (j = 0; j < r->nsamples; j++) {
+			struct conv c = {.process = process,
+					  .attempt = attempt,
+					  .region = reg, .kept = 1};
+
+			convert_sample(a, &c, o, r, &r->samples[j], map);
+			LK_GROW(a->conv, a->nconv + 1, a->aconv);
+			a->conv[a->nconv++] = c;
+		}
+	}
+}
+
+/* One launch. 0: measured; 1: failed, *status set; < 0: our failure. */
+static int launch(struct lk_ctx *ctx, const struct lk_sweep *sw,
+		  const char *binary, long repetitions, int process,
+		  int attempt, struct acc *a, const char **status,
+		  char **reason)
+{
+	const char *argv[] = {binary, NULL};
+	struct lk_strv env = LK_STRV_INIT;
+	struct lk_proc_opts po = {.argv = argv, .timeout = sw->method.timeout,
+				  .result_fd = 3, .max_capture = 256u << 20};
+	struct lk_proc_result r;
+	struct lk_rt_output o;
+	struct lk_ctx pctx;
+	int ret, pret;
+
+	lk_ctx_init(&pctx);
+	child_env(sw, repetitions, &env);
+	po.envp = (const char *const *)env.v;
+	if (sw->method.no_aslr)
+		po.flags |= LK_PROC_NO_ASLR;
+	ret = lk_proc_run(ctx, &po, &r);
+	lk_strv_release(&env);
+	if (ret) {
+		lk_proc_result_release(&r);
+		return ret;
+	}
+	pret = lk_rt_parse(&pctx, "result stream", r.res, r.res_len, &o);
+	*status = launch_status(&r, &o, pret, &pctx, sw->method.timeout,
+				reason);
+	if (!*status)
+		absorb(a, &o, process, attempt);
+	lk_rt_output_release(&o);
+	lk_proc_result_release(&r);
+	return *status ? 1 : 0;
+}
+
+/* ---- The X/T/R rule. ---- */
+
+static double rule_value(const struct conv *c)
+{
+	return isnan(c->cal) ? c->tsc : c->cal;
+}
+
+/* Is the attempt stable in every region? Marks its samples kept. */
+static int attempt_stable(struct acc *a, int process, int attempt,
+			  double tol)
+{
+	size_t r, i, n;
+	int stable = 1;
+	double *v = lk_malloc((a->nconv + 1) * sizeof(*v)), mean, dev;
+
+	for (r = 0; r < a->regions.n; r++) {
+		for (i = n = 0; i < a->nconv; i++) {
+			struct conv *c = &a->conv[i];
+
+			if (c->process == process && c->attempt == attempt &&
+			    c->region == (int)r)
+				v[n++] = rule_value(c);
+		}
+		if (n && !lk_trimmed_mean(v, n, tol, &mean, &dev))
+			stable = 0;
+	}
+	free(v);
+	return stable;
+}
+
+static void drop_attempt(struct acc *a, int process, int attempt)
+{
+	size_t i;
+
+	for (i = 0; i < a->nconv; i++)
+		if (a->conv[i].process == process &&
+		    a->conv[i].attempt == attempt)
+			a->conv[i].kept = 0;
+}
+
+static int run_processes(struct lk_ctx *ctx, const struct lk_sweep *sw,
+			 const char *binary, struct acc *a, int *attempts,
+			 const char **status, char **reason)
+{
+	const struct lk_method *m = &sw->method;
+	int trimmed = m->reducer == LK_REDUCE_TRIMMED;
+	long reps = trimmed ? m->trim_runs : m->repetitions;
+	int p, t, ret;
+
+	*attempts = 0;
+	for (p = 0; p < m->processes; p++) {
+		for (t = 0;; t++) {
+			++*attempts;
+			ret = launch(ctx, sw, binary, reps, p, t, a, status,
+				     reason);
+			if (ret)
+				return ret;
+			if (!trimmed ||
+			    attempt_stable(a, p, t, m->trim_tolerance))
+				break;
+			if (t == m->trim_retries) {
+				a->unstable = 1;
+				break;
+			}
+			drop_attempt(a, p, t);
+		}
+	}
+	return 0;
+}
+
+/* ---- Reduction to results. ---- */
+
+enum pick { PICK_TSC, PICK_NS, PICK_CAL, PICK_RATIO, PICK_EVENT };
+
+/* Values of the kept samples of region r; *procs gets their process. */
+static size_t gather(const struct acc *a, int r, enum pick what, int ev,
+		     double *v, int *procs, int *mux)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < a->nconv; i++) {
+		const struct conv *c = &a->conv[i];
+		double x;
+
+		if (!c->kept || c->region != r)
+			continue;
+		if (what == PICK_EVENT && !(c->ev_mask & (1u << ev)))
+			continue;
+		x = what == PICK_TSC ? c->tsc : what == PICK_NS ? c->ns :
+		    what == PICK_CAL ? c->cal : what == PICK_RATIO ? c->ratio :
+		    c->ev[ev];
+		if (isnan(x))
+			continue;
+		if (mux && c->mux)
+			*mux = 1;
+		procs[n] = c->process;
+		v[n++] = x;
+	}
+	return n;
+}
+
+/* The rule's figure is the mean over processes of each one's trimmed
+ * mean; every other reducer pools the samples of all processes. */
+static double reduce(const struct lk_method *m, const double *v,
+		     const int *procs, size_t n)
+{
+	double *one, sum = 0, mean, dev;
+	size_t i, k;
+	int p, count = 0;
+
+	if (m->reducer != LK_REDUCE_TRIMMED)
+		return lk_reduce(m, v, n);
+	one = lk_malloc((n + 1) * sizeof(*one));
+	for (p = 0; p < m->processes; p++) {
+		for (i = k = 0; i < n; i++)
+			if (procs[i] == p)
+				one[k++] = v[i];
+		if (!k)
+			continue;
+		lk_trimmed_mean(one, k, 1, &mean, &dev);
+		sum += mean;
+		count++;
+	}
+	free(one);
+	return count ? sum / count : NAN;
+}
+
+static double spread(const double *v, size_t n, double value)
+{
+	if (n < 2 || value == 0)
+		return 0;
+	return (lk_quantile(v, n, 0.9) - lk_quantile(v, n, 0.1)) /
+	       fabs(value);
+}
+
+static struct lk_result_rec *new_result(struct acc *a, int region,
+					const char *metric, const char *source,
+					const char *unit)
+{
+	struct lk_result_rec *r;
+
+	LK_GROW(a->rrec, a->nrrec + 1, a->arrec);
+	r = &a->rrec[a->nrrec++];
+	memset(r, 0, sizeof(*r));
+	r->region = a->regions.v[region];
+	r->metric = keep(a, metric);
+	r->source = keep(a, source);
+	r->unit = keep(a, unit);
+	r->flags = "";
+	r->reducer = "";
+	return r;
+}
+
+static void set_value(struct acc *a, struct lk_result_rec *res,
+		      const struct lk_method *m, const double *v,
+		      const int *procs, size_t n)
+{
+	char *name = lk_reducer_name(m);
+
+	res->reducer = keep(a, name);
+	free(name);
+	res->n = (long)n;
+	if (!n)
+		return;
+	res->has_value = 1;
+	res->value = reduce(m, v, procs, n);
+	res->spread = spread(v, n, res->value);
+}
+
+static void add_flag(struct acc *a, struct lk_result_rec *res,
+		     const char *flag)
+{
+	char *s;
+
+	if (!*res->flags) {
+		res->flags = keep(a, flag);
+		return;
+	}
+	s = lk_asprintf("%s,%s", res->flags, flag);
+	res->flags = keep(a, s);
+	free(s);
+}
+
+static const char *const hw_events[] = {"cycles", "instructions",
+					"l1d-misses", "llc-misses",
+					"branch-misses", NULL};
+
+static int is_hw_event(const char *name)
+{
+	size_t i;
+
+	for (i = 0; hw_events[i]; i++)
+		if (!strcmp(hw_events[i], name))
+			return 1;
+	return 0;
+}
+
+static void result_unsupported(struct acc *a, int region, const char *metric,
+			       int ev)
+{
+	struct lk_result_rec *res = new_result(a, region, metric,
+					       "unsupported", "");
+	char *flag = lk_asprintf("unsupported:%s",
+				 ev >= 0 && *a->ev_reason[ev] ?
+					 a->ev_reason[ev] : "not-opened");
+
+	add_flag(a, res, flag);
+	free(flag);
+}
+
+static void result_event(struct acc *a, const struct lk_method *m,
+			 int region, const char *metric, double *v,
+			 int *procs)
+{
+	int ev = index_of(&a->events, metric, 0), mux = 0;
+	struct lk_result_rec *res;
+	char unit[64];
+	size_t n;
+
+	if (ev < 0 || !a->ev_ok[ev]) {
+		result_unsupported(a, region, metric, ev);
+		return;
+	}
+	n = gather(a, region, PICK_EVENT, ev, v, procs, &mux);
+	snprintf(unit, sizeof(unit), "%s/step",
+		 strcmp(metric, "task-clock") ? "events" : "ns");
+	res = new_result(a, region, metric,
+			 is_hw_event(metric) ? "pmu" : "perf-sw", unit);
+	set_value(a, res, m, v, procs, n);
+	if (mux)
+		add_flag(a, res, "multiplexed");
+}
+
+static void result_calibrated(struct acc *a, const struct lk_method *m,
+			      int region, double *v, int *procs)
+{
+	double *ratio = lk_malloc((a->nconv + 1) * sizeof(*ratio));
+	struct lk_result_rec *res;
+	size_t n, nr;
+	int moved, reliable;
+
+	n = gather(a, region, PICK_TSC, 0, v, procs, NULL);
+	nr = gather(a, region, PICK_RATIO, 0, ratio, procs, NULL);
+	if (!nr) {
+		free(ratio);
+		result_unsupported(a, region, "cycles", -1);
+		return;
+	}
+	reliable = nr == n ? lk_calibration_reliable(v, ratio, n, &moved) : 0;
+	n = gather(a, region, PICK_CAL, 0, v, procs, NULL);
+	res = new_result(a, region, "cycles", "tsc-calibrated", "cycles/step");
+	set_value(a, res, m, v, procs, n);
+	if (!reliable)
+		add_flag(a, res, "calibration-unreliable");
+	else if (!moved)
+		add_flag(a, res, "clock-steady");
+	free(ratio);
+}
+
+static void result_metric(struct acc *a, const struct lk_method *m,
+			  int region, const char *metric, double *v,
+			  int *procs)
+{
+	struct lk_result_rec *res;
+	int ev = index_of(&a->events, metric, 0);
+	size_t n;
+
+	if (!strcmp(metric, "tsc") || !strcmp(metric, "ns")) {
+		int tsc = !strcmp(metric, "tsc");
+
+		n = gather(a, region, tsc ? PICK_TSC : PICK_NS, 0, v, procs,
+			   NULL);
+		res = new_result(a, region, metric,
+				 tsc ? "tsc" : "clock_monotonic_raw",
+				 tsc ? "ticks/step" : "ns/step");
+		set_value(a, res, m, v, procs, n);
+	} else if (!strcmp(metric, "cycles") && (ev < 0 || !a->ev_ok[ev])) {
+		result_calibrated(a, m, region, v, procs);
+	} else {
+		result_event(a, m, region, metric, v, procs);
+	}
+}
+
+/* The headline: PMU or trustworthy calibrated cycles, else TSC ticks. */
+static void choose_primary(struct acc *a, size_t first)
+{
+	size_t i, best = SIZE_MAX;
+
+	for (i = first; i < a->nrrec; i++) {
+		struct lk_result_rec *r = &a->rrec[i];
+
+		if (!r->has_value)
+			continue;
+		if (!strcmp(r->metric, "cycles") &&
+		    !strstr(r->flags, "unreliable")) {
+			best = i;
+			break;
+		}
+		if (!strcmp(r->metric, "tsc") ||
+		    (best == SIZE_MAX && strcmp(r->metric, "cycles")))
+			best = i;
+	}
+	if (best != SIZE_MAX)
+		a->rrec[best].primary = 1;
+}
+
+static void compute_results(struct acc *a, const struct lk_sweep *sw)
+{
+	double *v = lk_malloc((a->nconv + 1) * sizeof(*v));
+	int *procs = lk_malloc((a->nconv + 1) * sizeof(*procs));
+	size_t r, i, first;
+
+	for (r = 0; r < a->regions.n; r++) {
+		first = a->nrrec;
+		for (i = 0; i < sw->metrics.n; i++)
+			result_metric(a, &sw->method, (int)r,
+				      sw->metrics.v[i], v, procs);
+		for (i = first; a->unstable && i < a->nrrec; i++)
+			add_flag(a, &a->rrec[i], "unstable");
+		choose_primary(a, first);
+	}
+	free(v);
+	free(procs);
+}
+
+static void acc_release(struct acc *a)
+{
+	lk_strv_release(&a->pool);
+	lk_strv_release(&a->regions);
+	lk_strv_release(&a->events);
+	free(a->conv);
+	free(a->srec);
+	free(a->irec);
+	free(a->rrec);
+}
+
+static double unix_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int lk_measure_record_failure(struct lk_ctx *ctx, struct lk_store *s,
+			      int64_t variant_id, int64_t build_id,
+			      int64_t env_id, const char *method_hash,
+			      const char *method, const char *status,
+			      const char *reason)
+{
+	double now = unix_now();
+	struct lk_run_rec run = {
+		.variant_id = variant_id, .build_id = build_id,
+		.env_id = env_id, .method_hash = method_hash,
+		.method = method, .status = status, .reason = reason,
+		.started = now, .finished = now};
+	int64_t id;
+
+	return lk_store_run_put(ctx, s, &run, &id);
+}
+
+int lk_measure_unit(struct lk_ctx *ctx, struct lk_store *s,
+		    const struct lk_sweep *sw, const char *binary,
+		    int64_t variant_id, int64_t build_id, int64_t env_id,
+		    const char *method_hash, struct lk_unit_result *out)
+{
+	struct acc a;
+	struct lk_run_rec run = {.variant_id = variant_id,
+				 .build_id = build_id, .env_id = env_id,
+				 .method_hash = method_hash};
+	const char *status = NULL;
+	char *reason = NULL, *method = lk_method_canonical(&sw->method);
+	int64_t id;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	run.started = unix_now();
+	ret = run_processes(ctx, sw, binary, &a, &run.attempts, &status,
+			    &reason);
+	if (ret < 0)
+		goto out;
+	if (!status) {
+		compute_results(&a, sw);
+		status = a.unstable ? "unstable" : "ok";
+	}
+	run.finished = unix_now();
+	run.method = method;
+	run.status = status;
+	run.reason = reason ? reason : "";
+	run.samples = a.srec;
+	run.nsamples = a.nsrec;
+	run.infos = a.irec;
+	run.ninfos = a.nirec;
+	run.results = a.rrec;
+	run.nresults = a.nrrec;
+	ret = lk_store_run_put(ctx, s, &run, &id);
+	out->status = lk_strdup(status);
+	out->reason = lk_strdup(run.reason);
+out:
+	free(reason);
+	free(method);
+	acc_release(&a);
+	return ret;
+}

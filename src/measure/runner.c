@@ -1,0 +1,460 @@
+/*
+ * A sweep, end to end: expand, record the variants, build in parallel
+ * through the cache, measure one variant at a time. Each unit of work is
+ * committed on its own, keyed by the hash of its inputs, so a killed
+ * sweep resumes where it stopped.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "loopkit/env.h"
+#include "measure.h"
+
+struct unit {
+	const struct lk_variant *v;
+	struct lk_param *params;
+	size_t nparams;
+	char *label;
+	char variant_hash[LK_HASH_HEX];
+	int64_t variant_id;
+	struct lk_build_spec spec;
+	char build_key[LK_HASH_HEX];
+	char *key_error;        /* why no build key (missing compiler...) */
+	char method_hash[LK_HASH_HEX];
+	int done;               /* a finished run exists */
+	int build_done;
+	struct lk_build_rec build;
+	char *build_error;      /* loopkit could not even run the build */
+};
+
+struct plan {
+	struct lk_ctx *ctx;
+	struct lk_store *store;
+	const struct lk_sweep *sweep;
+	const struct lk_run_opts *opts;
+	struct lk_variant *variants;
+	struct unit *units;
+	size_t n;
+	char *method;
+	int64_t campaign, env_id;
+	struct lk_progress progress;
+};
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+static void make_params(const struct lk_sweep *sw, struct unit *u)
+{
+	struct lk_buf label = LK_BUF_INIT;
+	size_t i;
+
+	u->nparams = sw->naxes;
+	u->params = lk_calloc(sw->naxes + 1, sizeof(*u->params));
+	lk_buf_addf(&label, "%s %s %s", base_name(u->v->source),
+		    u->v->compiler, u->v->flagset->name);
+	for (i = 0; i < sw->naxes; i++) {
+		u->params[i].name = sw->axes[i].name;
+		u->params[i].value = u->v->values[i];
+		lk_buf_addf(&label, " %s=%s", sw->axes[i].name,
+			    u->v->values[i]);
+	}
+	u->label = lk_buf_detach(&label);
+	u->spec = (struct lk_build_spec){
+		.source = u->v->source, .compiler = u->v->compiler,
+		.cflags = u->v->flagset->flags, .defines = u->params,
+		.ndefines = u->nparams,
+		.align_functions = sw->method.align_functions};
+}
+
+static int variant_hash(struct lk_ctx *ctx, struct unit *u, char *src_hash)
+{
+	struct lk_hash h;
+	char *data;
+	size_t len, i;
+
+	if (lk_file_read(ctx, u->v->source, &data, &len))
+		return lk_error(ctx, LK_EINPUT, "%s", ctx->msg);
+	lk_hash_buf(data, len, src_hash);
+	free(data);
+	lk_hash_init(&h);
+	lk_hash_add_str(&h, u->v->source);
+	lk_hash_add_str(&h, src_hash);
+	lk_hash_add_str(&h, u->v->compiler);
+	lk_hash_add_str(&h, u->v->flagset->name);
+	lk_hash_add_str(&h, u->v->flagset->flags);
+	for (i = 0; i < u->nparams; i++) {
+		lk_hash_add_str(&h, u->params[i].name);
+		lk_hash_add_str(&h, u->params[i].value);
+	}
+	lk_hash_final(&h, u->variant_hash);
+	return 0;
+}
+
+/* The run key: what is measured (method, metrics) on which binary. */
+static void method_hash(const struct plan *p, struct unit *u)
+{
+	struct lk_hash h;
+	size_t i;
+
+	lk_hash_init(&h);
+	lk_hash_add_str(&h, p->method);
+	for (i = 0; i < p->sweep->metrics.n; i++)
+		lk_hash_add_str(&h, p->sweep->metrics.v[i]);
+	lk_hash_add_str(&h, u->key_error ? u->key_error : u->build_key);
+	lk_hash_final(&h, u->method_hash);
+}
+
+static int plan_unit(struct plan *p, struct unit *u)
+{
+	struct lk_ctx *ctx = p->ctx;
+	char src_hash[LK_HASH_HEX];
+	struct lk_variant_rec rec;
+	int ret;
+
+	make_params(p->sweep, u);
+	if ((ret = variant_hash(ctx, u, src_hash)))
+		return ret;
+	rec = (struct lk_variant_rec){
+		u->variant_hash, u->v->source, src_hash, u->v->compiler,
+		u->v->flagset->name, u->v->flagset->flags, u->params,
+		u->nparams};
+	if ((ret = lk_store_variant_put(ctx, p->store, p->campaign, &rec,
+					&u->variant_id)))
+		return ret;
+	ret = lk_build_key(ctx, &u->spec, u->build_key);
+	if (ret == LK_EINPUT || ret == LK_ENOTFOUND || ret == LK_ECHILD)
+		u->key_error = lk_strdup(ctx->msg);
+	else if (ret)
+		return ret;
+	lk_ctx_clear(ctx);
+	method_hash(p, u);
+	ret = lk_store_run_done(ctx, p->store, u->variant_id, u->method_hash,
+				NULL);
+	if (ret < 0)
+		return ret;
+	u->done = ret;
+	return 0;
+}
+
+static int plan_all(struct plan *p)
+{
+	size_t i;
+	int ret;
+
+	ret = lk_sweep_expand(p->ctx, p->sweep, &p->variants, &p->n);
+	if (ret)
+		return ret;
+	p->units = lk_calloc(p->n + 1, sizeof(*p->units));
+	for (i = 0; i < p->n; i++) {
+		p->units[i].v = &p->variants[i];
+		if ((ret = plan_unit(p, &p->units[i])))
+			return ret;
+	}
+	return 0;
+}
+
+/* ---- Building, in parallel. ---- */
+
+struct build_job {
+	struct plan *plan;
+	size_t *leaders;   /* one unit per distinct build key */
+};
+
+static void build_one(void *arg, size_t i)
+{
+	struct build_job *job = arg;
+	struct plan *p = job->plan;
+	struct unit *u = &p->units[job->leaders[i]];
+	struct lk_ctx ctx;
+
+	lk_ctx_init(&ctx);
+	if (lk_build(&ctx, p->store, &u->spec, &u->build))
+		u->build_error = lk_strdup(ctx.msg);
+	u->build_done = 1;
+}
+
+static int needs_build(const struct unit *u)
+{
+	return !u->done && !u->key_error;
+}
+
+/* The first earlier unit needing the same build, or SIZE_MAX. */
+static size_t leader_of(const struct plan *p, size_t i)
+{
+	size_t j;
+
+	for (j = 0; j < i; j++)
+		if (needs_build(&p->units[j]) &&
+		    !strcmp(p->units[j].build_key, p->units[i].build_key))
+			return j;
+	return SIZE_MAX;
+}
+
+static void build_all(struct plan *p)
+{
+	struct build_job job = {p, lk_calloc(p->n + 1, sizeof(size_t))};
+	size_t i, nleaders = 0;
+
+	for (i = 0; i < p->n; i++)
+		if (needs_build(&p->units[i]) && leader_of(p, i) == SIZE_MAX)
+			job.leaders[nleaders++] = i;
+	lk_pool_run(p->opts->jobs, nleaders, build_one, &job);
+	for (i = 0; i < p->n; i++) {
+		struct unit *u = &p->units[i];
+		size_t l;
+
+		if (!needs_build(u) || u->build_done)
+			continue;
+		l = leader_of(p, i);
+		if (p->units[l].build_error) {
+			u->build_error = lk_strdup(p->units[l].build_error);
+		} else if (lk_store_build_get(p->ctx, p->store, u->build_key,
+					      &u->build)) {
+			u->build_error = lk_strdup(p->ctx->msg);
+			lk_ctx_clear(p->ctx);
+		}
+		u->build_done = 1;
+	}
+	free(job.leaders);
+}
+
+/* ---- Measuring, one variant at a time. ---- */
+
+static int measure_one(struct plan *p, struct unit *u, const char **status)
+{
+	struct lk_unit_result res = {NULL, NULL};
+	const char *why = u->key_error ? u->key_error : u->build_error;
+	char *binary;
+	int ret;
+
+	if (why || !u->build.ok) {
+		*status = "build-failed";
+		return lk_measure_record_failure(
+			p->ctx, p->store, u->variant_id,
+			why ? 0 : u->build.id, p->env_id, u->method_hash,
+			p->method, *status, why ? why : u->build.reason);
+	}
+	binary = lk_path_join(lk_store_dir(p->store), u->build.binary);
+	ret = lk_measure_unit(p->ctx, p->store, p->sweep, binary,
+			      u->variant_id, u->build.id, p->env_id,
+			      u->method_hash, &res);
+	*status = "failed";
+	if (!ret && res.status)
+		*status = strcmp(res.status, "ok") ?
+				  (strcmp(res.status, "unstable") ? "failed" :
+								    "unstable") :
+				  "ok";
+	free(res.status);
+	free(res.reason);
+	free(binary);
+	return ret;
+}
+
+static int measure_all(struct plan *p, struct lk_run_summary *sum)
+{
+	size_t i, todo = 0;
+	int ret = 0;
+
+	for (i = 0; i < p->n; i++)
+		todo += !p->units[i].done;
+	lk_progress_init(&p->progress, "measure", todo, p->opts->quiet);
+	for (i = 0; !ret && i < p->n; i++) {
+		struct unit *u = &p->units[i];
+		const char *status = NULL;
+
+		if (u->done)
+			continue;
+		ret = measure_one(p, u, &status);
+		if (ret)
+			break;
+		sum->measured++;
+		if (strcmp(status, "ok") && strcmp(status, "unstable"))
+			sum->failed++;
+		lk_progress_step(&p->progress, u->label, status);
+	}
+	lk_progress_end(&p->progress);
+	return ret;
+}
+
+/* ---- The summary the CLI prints. ---- */
+
+static void report_unit(struct plan *p, struct unit *u,
+			struct lk_run_report *r)
+{
+	char *status = NULL;
+	size_t i;
+
+	r->label = lk_strdup(u->label);
+	r->skipped = u->done;
+	r->source = lk_strdup(u->v->source);
+	r->compiler = lk_strdup(u->v->compiler);
+	r->flagset = lk_strdup(u->v->flagset->name);
+	r->nparams = u->nparams;
+	r->param_names = lk_calloc(u->nparams + 1, sizeof(char *));
+	r->param_values = lk_calloc(u->nparams + 1, sizeof(char *));
+	for (i = 0; i < u->nparams; i++) {
+		r->param_names[i] = lk_strdup(u->params[i].name);
+		r->param_values[i] = lk_strdup(u->params[i].value);
+	}
+	if (p->opts->list_only) {
+		r->status = lk_strdup(u->done ? "done" : "planned");
+		r->reason = lk_strdup(u->key_error ? u->key_error : "");
+		return;
+	}
+	if (lk_store_run_done(p->ctx, p->store, u->variant_id, u->method_hash,
+			      &status) == 1)
+		r->status = status;
+	else
+		r->status = lk_strdup("missing");
+	r->reason = lk_strdup("");
+	lk_store_results_get(p->ctx, p->store, u->variant_id, u->method_hash,
+			     &r->results, &r->nresults);
+	lk_ctx_clear(p->ctx);
+}
+
+static void fill_reasons(struct plan *p, struct lk_run_summary *sum)
+{
+	size_t i;
+
+	for (i = 0; i < sum->n; i++) {
+		struct unit *u = &p->units[i];
+		struct lk_run_report *r = &sum->reports[i];
+		const char *why = u->key_error ? u->key_error :
+				  u->build_error ? u->build_error :
+				  u->build_done && !u->build.ok ?
+						   u->build.reason : NULL;
+
+		if (why && !*r->reason) {
+			free(r->reason);
+			r->reason = lk_strdup(why);
+		}
+	}
+}
+
+static void summarise(struct plan *p, struct lk_run_summary *sum)
+{
+	size_t i;
+
+	sum->n = p->n;
+	sum->reports = lk_calloc(p->n + 1, sizeof(*sum->reports));
+	for (i = 0; i < p->n; i++) {
+		report_unit(p, &p->units[i], &sum->reports[i]);
+		sum->skipped += p->units[i].done;
+	}
+	fill_reasons(p, sum);
+}
+
+void lk_run_summary_release(struct lk_run_summary *sum)
+{
+	size_t i, j;
+
+	for (i = 0; i < sum->n; i++) {
+		struct lk_run_report *r = &sum->reports[i];
+
+		free(r->label);
+		free(r->status);
+		free(r->reason);
+		free(r->source);
+		free(r->compiler);
+		free(r->flagset);
+		lk_result_rows_free(r->results, r->nresults);
+		for (j = 0; j < r->nparams; j++) {
+			free(r->param_names[j]);
+			free(r->param_values[j]);
+		}
+		free(r->param_names);
+		free(r->param_values);
+	}
+	free(sum->reports);
+	memset(sum, 0, sizeof(*sum));
+}
+
+/* ---- The whole sweep. ---- */
+
+static int open_campaign(struct plan *p)
+{
+	const struct lk_sweep *sw = p->sweep;
+	char hash[LK_HASH_HEX] = "";
+	char *text = NULL;
+	size_t len;
+	int ret;
+
+	if (sw->path && !lk_file_read(p->ctx, sw->path, &text, &len))
+		lk_hash_buf(text, len, hash);
+	free(text);
+	lk_ctx_clear(p->ctx);
+	ret = lk_store_open(p->ctx, p->opts->store_dir, 1, &p->store);
+	if (!ret)
+		ret = lk_store_campaign(p->ctx, p->store, sw->name, sw->path,
+					*hash ? hash : NULL, &p->campaign);
+	if (!ret && p->opts->retry_failed) {
+		long n;
+
+		ret = lk_store_runs_forget_failed(p->ctx, p->store,
+						  p->campaign, &n);
+	}
+	return ret;
+}
+
+/* A snapshot of the machine with every campaign's runs. */
+static int snapshot_env(struct plan *p)
+{
+	struct lk_env env = {NULL, 0, 0};
+	char *json;
+	int ret = lk_env_collect(p->ctx, &env, LK_ENV_CALIBRATE);
+
+	if (ret)
+		return ret;
+	json = lk_env_json(&env);
+	ret = lk_store_env_put(p->ctx, p->store, p->campaign, json,
+			       &p->env_id);
+	free(json);
+	lk_env_release(&env);
+	return ret;
+}
+
+static void plan_release(struct plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n && p->units; i++) {
+		struct unit *u = &p->units[i];
+
+		free(u->params);
+		free(u->label);
+		free(u->key_error);
+		free(u->build_error);
+		lk_build_rec_release(&u->build);
+	}
+	free(p->units);
+	lk_variants_free(p->variants, p->n);
+	free(p->method);
+	lk_store_close(p->store);
+}
+
+int lk_run_sweep(struct lk_ctx *ctx, const struct lk_sweep *sweep,
+		 const struct lk_run_opts *opts, struct lk_run_summary *sum)
+{
+	struct plan p = {.ctx = ctx, .sweep = sweep, .opts = opts};
+	int ret;
+
+	memset(sum, 0, sizeof(*sum));
+	p.method = lk_method_canonical(&sweep->method);
+	if ((ret = open_campaign(&p)) || (ret = plan_all(&p)))
+		goto out;
+	if (!opts->list_only) {
+		if ((ret = snapshot_env(&p)))
+			goto out;
+		build_all(&p);
+		if ((ret = measure_all(&p, sum)))
+			goto out;
+	}
+	summarise(&p, sum);
+out:
+	plan_release(&p);
+	return ret;
+}
