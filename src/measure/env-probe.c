@@ -104,23 +104,15 @@ static void read_cpuid(struct cpu_id *id)
 /* The "flags" line of /proc/cpuinfo: what the kernel enabled. */
 static char *cpuinfo_flags(void)
 {
-	char *info = lk__env_read("/proc/cpuinfo"), *line, *flags = NULL;
+	char *info = lk__env_read("/proc/cpuinfo"), *line, *save = NULL;
+	char *flags = NULL;
 
-	if (!info)
-		return NULL;
-	for (line = info; line; line = strchr(line, '\n')) {
-		if (*line == '\n')
-			line++;
-		if (!strncmp(line, "flags", 5)) {
-			char *colon = strchr(line, ':');
-			char *end = strchr(line, '\n');
+	for (line = info ? strtok_r(info, "\n", &save) : NULL; line && !flags;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':');
 
-			if (colon && (!end || colon < end))
-				flags = lk_strndup(colon + 1,
-						   end ? (size_t)(end - colon - 1)
-						       : strlen(colon + 1));
-			break;
-		}
+		if (!strncmp(line, "flags", 5) && colon)
+			flags = lk_strdup(colon + 1);
 	}
 	free(info);
 	return flags;
@@ -317,9 +309,8 @@ static char *governors(void)
 	size_t i, n = lk__env_cpus(&cpus);
 
 	for (i = 0; i < n; i++) {
-		char *gov = lk__env_read(
-			"/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor",
-			cpus[i]);
+		char *gov = lk__env_read("/sys/devices/system/cpu/cpu%d/"
+					 "cpufreq/scaling_governor", cpus[i]);
 
 		if (!gov)
 			continue;
@@ -473,11 +464,11 @@ static void probe_cache(struct probe *p)
 			lk_env_set(p->env, kind->key, "unknown");
 			lk_env_set(p->env, key, "unknown");
 		} else {
+			size_t n = cache_instances(cpus, ncpus, index);
+
 			set_take(p->env, kind->key,
 				 lk__env_read(CACHE_DIR "/size", cpu, index));
-			set_take(p->env, key,
-				 lk_asprintf("%zu", cache_instances(
-							    cpus, ncpus, index)));
+			set_take(p->env, key, lk_asprintf("%zu", n));
 		}
 		free(key);
 	}
