@@ -40,7 +40,6 @@ struct cpu_id {
 
 struct probe {
 	struct lk_env *env;
-	unsigned flags;
 	struct cpu_id id;
 	char *flags_line; /* /proc/cpuinfo "flags" words, NULL if unknown */
 };
@@ -666,7 +665,7 @@ static void (*const probes[])(struct probe *) = {
 
 int lk_env_collect(struct lk_ctx *ctx, struct lk_env *env, unsigned flags)
 {
-	struct probe p = { .env = env, .flags = flags };
+	struct probe p = { .env = env };
 	size_t i;
 
 	read_cpuid(&p.id);
