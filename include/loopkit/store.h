@@ -19,7 +19,10 @@ struct lk_store;
  * Open (creating the directory and database when 'create') the campaign
  * store in dir, and bring its schema up to date. Without 'create', a
  * missing store.db is LK_ENOTFOUND. A schema newer than this build knows
- * is LK_EUNSUP.
+ * is LK_EUNSUP. A file that is not SQLite is LK_ESTORE; another program's
+ * SQLite database (foreign application_id, or tables but no version) is
+ * LK_EINPUT and is left untouched. Times in the store are Unix seconds
+ * (REAL).
  */
 int lk_store_open(struct lk_ctx *ctx, const char *dir, int create,
 		  LK_GIVE struct lk_store **out);
@@ -34,7 +37,11 @@ int lk_store_schema_version(const struct lk_store *s);
 LK_GIVE char *lk_store_object_path(const struct lk_store *s, const char *hash,
 				   const char *suffix);
 
-/* Get or create the campaign called name; config fields may be NULL. */
+/*
+ * Get or create the campaign called name; config fields may be NULL.
+ * Non-NULL config fields replace the stored ones (the config may have
+ * moved or changed since the campaign began).
+ */
 int lk_store_campaign(struct lk_ctx *ctx, struct lk_store *s, const char *name,
 		      const char *config_path, const char *config_hash,
 		      int64_t *id);
@@ -80,10 +87,11 @@ struct lk_build_rec {
 	double seconds;
 };
 
-/* 0 and *b filled (release it) when found, LK_ENOTFOUND when not. */
+/* 0 and *b filled (release it) when found, LK_ENOTFOUND when not.
+ * Strings stored as NULL come back as "". */
 int lk_store_build_get(struct lk_ctx *ctx, struct lk_store *s,
 		       const char *hash, struct lk_build_rec *b);
-/* Insert or replace by hash; sets b->id. */
+/* Insert or replace by hash; sets b->id, which a replace keeps. */
 int lk_store_build_put(struct lk_ctx *ctx, struct lk_store *s,
 		       struct lk_build_rec *b);
 void lk_build_rec_release(struct lk_build_rec *b);
@@ -152,7 +160,8 @@ int lk_store_run_done(struct lk_ctx *ctx, struct lk_store *s,
 		      int64_t variant_id, const char *method_hash,
 		      LK_GIVE char **status);
 /* Write a run with all its samples, infos and results in ONE transaction,
- * replacing an earlier run with the same (variant, method hash). */
+ * replacing an earlier run with the same (variant, method hash). On any
+ * error nothing changed. id may be NULL. */
 int lk_store_run_put(struct lk_ctx *ctx, struct lk_store *s,
 		     const struct lk_run_rec *r, int64_t *id);
 /* Forget the runs of a campaign whose status is not ok/unstable, so that
@@ -183,11 +192,23 @@ void lk_result_rows_free(struct lk_result_row *rows, size_t n);
 enum lk_export_format { LK_EXPORT_CSV, LK_EXPORT_JSON };
 
 /*
- * Tidy table: one row per variant x region x metric (a variant without
- * results gets one row with its status). Columns: campaign, variant,
- * source, compiler, flagset, cflags, one column per -D parameter, region,
- * metric, value, unit, metric_source, reducer, samples, spread, primary,
- * status, flags, reason. campaign NULL: every campaign.
+ * Tidy table: one row per variant x region x metric of the variant's
+ * latest run (the one finished last, whatever its method). A variant
+ * whose run has no results gets one row with its status and reason, a
+ * variant never run one row with status "pending". Columns: campaign,
+ * variant (first 12 hex of its hash), source, compiler, flagset, cflags,
+ * one column per -D parameter (union over the exported variants, by first
+ * appearance; "D_<name>" when the name is one of the fixed columns),
+ * region, metric, value, unit, metric_source, reducer, samples, spread,
+ * primary (1/0), status, flags, reason. Rows ordered by campaign, variant,
+ * result. campaign NULL: every campaign; an unknown name is LK_ENOTFOUND
+ * naming the campaigns there are.
+ *
+ * CSV: a header line, RFC 4180 quoting, LF line ends, an empty cell for
+ * NULL. JSON: an array of objects with the same keys, null for NULL, -D
+ * values that are JSON numbers as written stay numbers. Floating-point
+ * numbers are printed in the fewest digits (15 to 17) that read back
+ * exactly. Everything is written to out, which is flushed.
  */
 int lk_store_export(struct lk_ctx *ctx, struct lk_store *s,
 		    const char *campaign, enum lk_export_format fmt, FILE *out);

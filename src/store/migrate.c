@@ -165,8 +165,8 @@ static int apply_one(struct lk_ctx *ctx, sqlite3 *db, const char *path,
 	int current = 0;
 
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
-		return db_fail(ctx, db, path, "cannot lock to migrate to schema",
-			       to);
+		return db_fail(ctx, db, path,
+			       "cannot lock to migrate to schema", to);
 	if (read_version(db, &current) != SQLITE_OK)
 		goto fail;
 	if (current >= to)

@@ -23,7 +23,8 @@ int lk_store_campaign(struct lk_ctx *ctx, struct lk_store *s, const char *name,
 
 	if (ret)
 		goto out;
-	if (store_bind_text(st, 1, name) || store_bind_text(st, 2, config_path) ||
+	if (store_bind_text(st, 1, name) ||
+	    store_bind_text(st, 2, config_path) ||
 	    store_bind_text(st, 3, config_hash)) {
 		ret = store_fail(ctx, s, "cannot bind campaign %s", name);
 		goto out;
@@ -131,7 +132,8 @@ static int insert_variant(struct lk_ctx *ctx, struct lk_store *s,
 {
 	static const char sql[] =
 		"INSERT INTO variants (campaign_id, hash, source, source_hash,"
-		" compiler, flagset, cflags) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+		" compiler, flagset, cflags)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
 		" ON CONFLICT DO NOTHING RETURNING id";
 	sqlite3_stmt *st = NULL;
 	int ret = store_prepare(ctx, s, sql, &st);
@@ -230,7 +232,8 @@ int lk_store_build_put(struct lk_ctx *ctx, struct lk_store *s,
 		"INSERT INTO builds (hash, compiler, compiler_version, command,"
 		" ok, reason, log, binary, seconds)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
-		" ON CONFLICT (hash) DO UPDATE SET compiler = excluded.compiler,"
+		" ON CONFLICT (hash) DO UPDATE SET"
+		" compiler = excluded.compiler,"
 		" compiler_version = excluded.compiler_version,"
 		" command = excluded.command, ok = excluded.ok,"
 		" reason = excluded.reason, log = excluded.log,"
