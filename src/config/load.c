@@ -118,13 +118,15 @@ static int add_flagset(struct lk_loader *ld, const yaml_node_t *where,
 	struct lk_strv words = LK_STRV_INIT;
 	struct lk_ctx probe;
 	size_t i;
+	int ret;
 
 	/* Catch an unbalanced quote now, not at build time. */
 	lk_ctx_init(&probe);
-	if (lk_strv_split(&probe, &words, flags))
+	ret = lk_strv_split(&probe, &words, flags);
+	lk_strv_release(&words);
+	if (ret)
 		return lk_yaml_error(ld, where, "flags '%s': %s", name,
 				     probe.msg);
-	lk_strv_release(&words);
 	for (i = 0; i < s->nflagsets; i++)
 		if (!strcmp(s->flagsets[i].name, name))
 			return lk_yaml_error(ld, where, "flags: '%s' is "
