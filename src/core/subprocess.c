@@ -181,7 +181,6 @@ static void wait_child(pid_t pid, struct stream *st, const struct lk_proc_opts *
 	 * them open: take what is there, do not wait for them). */
 	for (i = 0; i < NSTREAMS; i++)
 		if (st[i].fd >= 0) {
-			fcntl(st[i].fd, F_SETFL, O_NONBLOCK);
 			drain(&st[i], max);
 			if (st[i].fd >= 0)
 				close(st[i].fd);
@@ -243,9 +242,13 @@ int lk_proc_run(struct lk_ctx *ctx, const struct lk_proc_opts *o,
 			 strerror(err));
 		goto out;
 	}
+	/* Non-blocking reads: drain() takes what is there and returns, so
+	 * the deadline holds and no stream starves another. */
 	for (i = 0; i < NSTREAMS; i++) {
 		st[i].fd = pipes[i][0];
 		pipes[i][0] = -1;
+		if (st[i].fd >= 0)
+			fcntl(st[i].fd, F_SETFL, O_NONBLOCK);
 		if (pipes[i][1] >= 0)
 			close(pipes[i][1]);
 		pipes[i][1] = -1;
