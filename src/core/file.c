@@ -105,18 +105,26 @@ int lk_file_copy_atomic(struct lk_ctx *ctx, const char *from, const char *to,
 	return ret;
 }
 
+static int is_dir(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
 int lk_mkdir_p(struct lk_ctx *ctx, const char *path, int mode)
 {
 	char *p = lk_strdup(path), *s;
 	int ret = 0;
 
-	for (s = p + 1;; s++) {
+	for (s = p + (*p == '/');; s++) {
 		char c = *s;
 
 		if (c != '/' && c != '\0')
 			continue;
 		*s = '\0';
-		if (mkdir(p, (mode_t)mode) && errno != EEXIST) {
+		/* errno stays EEXIST when the existing thing is a file. */
+		if (mkdir(p, (mode_t)mode) && (errno != EEXIST || !is_dir(p))) {
 			ret = lk_error_errno(ctx, "cannot create directory %s",
 					     p);
 			break;
@@ -144,15 +152,20 @@ char *lk_path_join(const char *dir, const char *name)
 			   name);
 }
 
+/* As dirname(3): trailing and repeated slashes do not make a component. */
 char *lk_path_dirname(const char *path)
 {
-	const char *slash = strrchr(path, '/');
+	size_t n = strlen(path);
 
-	if (!slash)
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	while (n > 0 && path[n - 1] != '/')
+		n--;
+	if (!n)
 		return lk_strdup(".");
-	if (slash == path)
-		return lk_strdup("/");
-	return lk_strndup(path, (size_t)(slash - path));
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	return lk_strndup(path, n);
 }
 
 char *lk_path_real(const char *path)
@@ -167,6 +180,14 @@ char *lk_path_real(const char *path)
 	return copy;
 }
 
+/* access(X_OK) alone also accepts directories. */
+static int is_program(const char *path)
+{
+	struct stat st;
+
+	return !access(path, X_OK) && !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
 char *lk_which(const char *name)
 {
 	const char *path = getenv("PATH");
@@ -174,13 +195,13 @@ char *lk_which(const char *name)
 	char *found = NULL;
 
 	if (strchr(name, '/'))
-		return access(name, X_OK) ? NULL : lk_strdup(name);
+		return is_program(name) ? lk_strdup(name) : NULL;
 	dirs = lk_strdup(path ? path : "/usr/bin:/bin");
 	for (dir = strtok_r(dirs, ":", &save); dir && !found;
 	     dir = strtok_r(NULL, ":", &save)) {
 		char *cand = lk_path_join(*dir ? dir : ".", name);
 
-		if (!access(cand, X_OK))
+		if (is_program(cand))
 			found = cand;
 		else
 			free(cand);
