@@ -22,7 +22,9 @@ struct lk_store;
  * is LK_EUNSUP. A file that is not SQLite is LK_ESTORE; another program's
  * SQLite database (foreign application_id, or tables but no version) is
  * LK_EINPUT and is left untouched. Times in the store are Unix seconds
- * (REAL).
+ * (REAL). A handle is one SQLite connection: calls through it must not
+ * overlap (lock around them, or open one handle per thread); several
+ * processes may share the store, waiting up to 10 s for the write lock.
  */
 int lk_store_open(struct lk_ctx *ctx, const char *dir, int create,
 		  LK_GIVE struct lk_store **out);
