@@ -5,9 +5,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "lkrt-int.h"
@@ -56,6 +58,20 @@ static int env_bool(const char *name, int def)
 	return *v == '1';
 }
 
+/*
+ * Under a runner, die with it: a kernel that never returns must not spin
+ * on after 'loopkit run' was killed. LK_PARENT_PID closes the race where
+ * the runner died before the prctl.
+ */
+static void die_with_runner(void)
+{
+	const char *v = env("LK_PARENT_PID");
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (v && strtol(v, NULL, 10) != (long)getppid())
+		_exit(3);
+}
+
 /* Before anything else, so that every later error reaches the runner. */
 static void open_result_fd(void)
 {
@@ -70,6 +86,7 @@ static void open_result_fd(void)
 		lk__fatal("bad LK_RESULT_FD=%s: not an open descriptor", v);
 	lk__rt.result_fd = (int)fd;
 	lk__out("lkrt version=1\n");
+	die_with_runner();
 }
 
 static void read_env(void)

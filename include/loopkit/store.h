@@ -161,6 +161,10 @@ struct lk_run_rec {
 int lk_store_run_done(struct lk_ctx *ctx, struct lk_store *s,
 		      int64_t variant_id, const char *method_hash,
 		      LK_GIVE char **status);
+/* Same, with the run's reason too ("" when ok); both to free. */
+int lk_store_run_outcome(struct lk_ctx *ctx, struct lk_store *s,
+			 int64_t variant_id, const char *method_hash,
+			 LK_GIVE char **status, LK_GIVE char **reason);
 /* Write a run with all its samples, infos and results in ONE transaction,
  * replacing an earlier run with the same (variant, method hash). On any
  * error nothing changed. id may be NULL. */

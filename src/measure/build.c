@@ -143,11 +143,23 @@ out:
 	return ret;
 }
 
+/* The compiler's first error, or the linker's first undefined symbol
+ * (more telling than "ld returned 1 exit status"). */
+static const char *first_error(const char *log)
+{
+	const char *err = strstr(log, "error:");
+	const char *undef = strstr(log, "undefined reference");
+
+	if (undef && (!err || undef < err || strstr(err, "ld returned")))
+		return undef;
+	return err;
+}
+
 static void describe_failure(struct lk_build_rec *b,
 			     const struct lk_proc_result *r)
 {
 	const char *log = r->out ? r->out : "";
-	const char *err = strstr(log, "error:");
+	const char *err = first_error(log);
 	char *how = lk_proc_describe(r, BUILD_TIMEOUT);
 
 	if (err) {

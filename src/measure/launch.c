@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "loopkit/subprocess.h"
 #include "measure.h"
@@ -112,6 +113,7 @@ static void child_env(const struct lk_sweep *sw, long repetitions,
 		if (strncmp(*e, "LK_", 3))
 			lk_strv_push(env, *e);
 	lk_strv_push(env, "LK_RESULT_FD=3");
+	push_env(env, "LK_PARENT_PID", "%ld", (long)getpid());
 	push_env(env, "LK_WARMUP", "%ld", m->warmup);
 	if (m->steps > 0)
 		push_env(env, "LK_STEPS", "%ld", m->steps);

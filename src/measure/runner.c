@@ -305,12 +305,15 @@ static void report_unit(struct plan *p, struct unit *u,
 		r->reason = lk_strdup(u->key_error ? u->key_error : "");
 		return;
 	}
-	if (lk_store_run_done(p->ctx, p->store, u->variant_id, u->method_hash,
-			      &status) == 1)
+	if (lk_store_run_outcome(p->ctx, p->store, u->variant_id,
+				 u->method_hash, &status, &r->reason) == 1) {
 		r->status = status;
-	else
+	} else {
 		r->status = lk_strdup("missing");
-	r->reason = lk_strdup("");
+		r->reason = lk_strdup("");
+	}
+	if (!r->reason)
+		r->reason = lk_strdup("");
 	lk_store_results_get(p->ctx, p->store, u->variant_id, u->method_hash,
 			     &r->results, &r->nresults);
 	lk_ctx_clear(p->ctx);

@@ -205,17 +205,19 @@ int lk_store_run_put(struct lk_ctx *ctx, struct lk_store *s,
 	return 0;
 }
 
-int lk_store_run_done(struct lk_ctx *ctx, struct lk_store *s,
-		      int64_t variant_id, const char *method_hash,
-		      char **status)
+int lk_store_run_outcome(struct lk_ctx *ctx, struct lk_store *s,
+			 int64_t variant_id, const char *method_hash,
+			 char **status, char **reason)
 {
 	sqlite3_stmt *st = NULL;
-	int rc, ret = store_prepare(ctx, s, "SELECT status FROM runs WHERE"
-				    " variant_id = ?1 AND method_hash = ?2",
-				    &st);
+	int rc, ret = store_prepare(ctx, s, "SELECT status, reason FROM runs"
+				    " WHERE variant_id = ?1 AND"
+				    " method_hash = ?2", &st);
 
 	if (status)
 		*status = NULL;
+	if (reason)
+		*reason = NULL;
 	if (ret)
 		goto out;
 	if (sqlite3_bind_int64(st, 1, variant_id) ||
@@ -228,6 +230,8 @@ int lk_store_run_done(struct lk_ctx *ctx, struct lk_store *s,
 		ret = 1;
 		if (status)
 			*status = store_column_dup(st, 0);
+		if (reason)
+			*reason = store_column_dup(st, 1);
 	} else if (rc != SQLITE_DONE) {
 		ret = store_fail(ctx, s, "cannot look up the run of variant "
 				 "%lld", (long long)variant_id);
@@ -235,6 +239,14 @@ int lk_store_run_done(struct lk_ctx *ctx, struct lk_store *s,
 out:
 	sqlite3_finalize(st);
 	return ret;
+}
+
+int lk_store_run_done(struct lk_ctx *ctx, struct lk_store *s,
+		      int64_t variant_id, const char *method_hash,
+		      char **status)
+{
+	return lk_store_run_outcome(ctx, s, variant_id, method_hash, status,
+				    NULL);
 }
 
 int lk_store_runs_forget_failed(struct lk_ctx *ctx, struct lk_store *s,
