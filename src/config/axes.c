@@ -70,6 +70,11 @@ int lk_sweep_add_define(struct lk_ctx *ctx, struct lk_sweep *s,
 	return ret;
 }
 
+/*
+ * Aliases let a small file repeat a long list; count what we copy. One
+ * axis is bounded by the file's size or LK_RANGE_MAX, so checking after
+ * each is enough.
+ */
 static int budget(struct lk_loader *ld, const yaml_node_t *n, long count)
 {
 	ld->axis_values += count;
@@ -132,12 +137,11 @@ static int load_range(struct lk_loader *ld, const yaml_node_t *n,
 		return lk_yaml_error(ld, n, "range: from %ld to %ld step %ld "
 				     "gives no values or more than %ld", from,
 				     to, step, LK_RANGE_MAX);
-	ret = budget(ld, n, count);
-	for (i = 0; !ret && i < count; i++)
+	for (i = 0; i < count; i++)
 		lk_strv_pushf(values, "%ld",
 			      (long)((unsigned long)from +
 				     (unsigned long)i * (unsigned long)step));
-	return ret;
+	return 0;
 }
 
 static int load_list(struct lk_loader *ld, const yaml_node_t *n,
@@ -146,7 +150,7 @@ static int load_list(struct lk_loader *ld, const yaml_node_t *n,
 	yaml_node_item_t *it = n->data.sequence.items.start;
 	long count = (long)(n->data.sequence.items.top - it), i;
 	size_t dup;
-	int ret = budget(ld, n, count);
+	int ret = 0;
 
 	if (!count)
 		return lk_yaml_error(ld, n, "defines: axis '%s' is empty",
@@ -180,9 +184,20 @@ static int load_values(struct lk_loader *ld, const yaml_node_t *n,
 		return load_range(ld, n, values);
 	ret = lk_yaml_scalar(ld, n, name, &v);
 	if (!ret)
-		ret = budget(ld, n, 1);
-	if (!ret)
 		lk_strv_push(values, v);
+	return ret;
+}
+
+static int load_axis(struct lk_loader *ld, const yaml_node_t *k,
+		     const yaml_node_t *v)
+{
+	const char *name = (const char *)k->data.scalar.value;
+	struct lk_axis *a = axis_append(ld->sweep, name, lk_yaml_line(k));
+	int ret = load_values(ld, v, name, &a->values);
+
+	/* At the key: an aliased value's line is its anchor's. */
+	if (!ret)
+		ret = budget(ld, k, (long)a->values.n);
 	return ret;
 }
 
@@ -200,14 +215,14 @@ int lk_load_axes(struct lk_loader *ld, const yaml_node_t *defines)
 		const char *name = (const char *)k->data.scalar.value;
 		const char *problem = name_problem(ld->sweep, name);
 
-		if (problem)
+		if (ld->sweep->naxes >= (size_t)LK_AXES_MAX)
+			ret = lk_yaml_error(ld, k, "defines: more than %ld "
+					    "axes", LK_AXES_MAX);
+		else if (problem)
 			ret = lk_yaml_error(ld, k, "defines: name '%s' %s",
 					    name, problem);
 		else
-			ret = load_values(ld, lk_yaml_node(ld, p->value), name,
-					  &axis_append(ld->sweep, name,
-						       lk_yaml_line(k))
-						   ->values);
+			ret = load_axis(ld, k, lk_yaml_node(ld, p->value));
 	}
 	return ret;
 }

@@ -13,6 +13,13 @@
 #define LK_RANGE_MAX 100000L        /* values one range may produce */
 #define LK_AXIS_VALUES_MAX 1000000L /* values over all axes */
 #define LK_VARIANTS_MAX 1000000L    /* combinations before filtering */
+#define LK_AXES_MAX 1000L           /* -D axes in one sweep */
+#define LK_FILTER_VALUES_MAX 100000L /* values over all filter conditions */
+/*
+ * libyaml's scanner slows down quadratically with flow nesting depth
+ * (200,000 '[' take a minute); no sweep needs more than 5 levels.
+ */
+#define LK_YAML_DEPTH_MAX 64
 
 /* One load in progress: where messages go and what they name. */
 struct lk_loader {
@@ -21,6 +28,7 @@ struct lk_loader {
 	yaml_document_t *doc;
 	struct lk_sweep *sweep;
 	long axis_values;        /* running total, see LK_AXIS_VALUES_MAX */
+	long filter_values;      /* see LK_FILTER_VALUES_MAX */
 };
 
 long lk_yaml_line(const yaml_node_t *n);

@@ -23,6 +23,19 @@ void lk_filters_free(struct lk_filter *f, size_t n)
 	free(f);
 }
 
+/*
+ * Aliases let a small file repeat a long list; count what we copy. One
+ * list is bounded by the file's size, so checking after each is enough.
+ */
+static int budget(struct lk_loader *ld, const yaml_node_t *n, long count)
+{
+	ld->filter_values += count;
+	if (ld->filter_values > LK_FILTER_VALUES_MAX)
+		return lk_yaml_error(ld, n, "filters: more than %ld values "
+				     "in all", LK_FILTER_VALUES_MAX);
+	return 0;
+}
+
 static int load_scalars(struct lk_loader *ld, const yaml_node_t *n,
 			const char *key, struct lk_strv *values)
 {
@@ -112,10 +125,10 @@ static int load_cond(struct lk_loader *ld, const yaml_node_t *k,
 }
 
 static int load_filter(struct lk_loader *ld, const yaml_node_t *n,
-		       const char *what, struct lk_filter *f)
+		       const char *what, const char *const *keys,
+		       struct lk_filter *f)
 {
 	yaml_node_pair_t *p;
-	const char **keys = filter_keys(ld->sweep);
 	int ret = lk_yaml_check_map(ld, n, keys, what);
 
 	f->line = lk_yaml_line(n);
@@ -130,8 +143,11 @@ static int load_filter(struct lk_loader *ld, const yaml_node_t *n,
 		c = memset(&f->conds[f->nconds++], 0, sizeof(*c));
 		ret = load_cond(ld, lk_yaml_node(ld, p->key),
 				lk_yaml_node(ld, p->value), c);
+		/* At the key: an aliased value's line is its anchor's. */
+		if (!ret)
+			ret = budget(ld, lk_yaml_node(ld, p->key),
+				     (long)c->values.n);
 	}
-	free(keys);
 	return ret;
 }
 
@@ -139,6 +155,7 @@ int lk_load_filters(struct lk_loader *ld, const yaml_node_t *list,
 		    const char *what, struct lk_filter **out, size_t *n)
 {
 	yaml_node_item_t *it = list->data.sequence.items.start;
+	const char **keys;
 	int ret = 0;
 
 	if (list->type != YAML_SEQUENCE_NODE)
@@ -146,12 +163,14 @@ int lk_load_filters(struct lk_loader *ld, const yaml_node_t *list,
 				     what);
 	if (it == list->data.sequence.items.top)
 		return lk_yaml_error(ld, list, "%s: empty list", what);
+	keys = filter_keys(ld->sweep);
 	for (; !ret && it < list->data.sequence.items.top; it++) {
 		*out = lk_reallocarray(*out, *n + 1, sizeof(**out));
 		memset(&(*out)[*n], 0, sizeof(**out));
-		ret = load_filter(ld, lk_yaml_node(ld, *it), what,
+		ret = load_filter(ld, lk_yaml_node(ld, *it), what, keys,
 				  &(*out)[(*n)++]);
 	}
+	free(keys);
 	return ret;
 }
 

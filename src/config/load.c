@@ -111,13 +111,13 @@ static int load_metrics(struct lk_loader *ld, const yaml_node_t *n)
 	return ret;
 }
 
+/* The caller has checked that 'name' is new. */
 static int add_flagset(struct lk_loader *ld, const yaml_node_t *where,
 		       const char *name, const char *flags)
 {
 	struct lk_sweep *s = ld->sweep;
 	struct lk_strv words = LK_STRV_INIT;
 	struct lk_ctx probe;
-	size_t i;
 	int ret;
 
 	/* Catch an unbalanced quote now, not at build time. */
@@ -127,10 +127,6 @@ static int add_flagset(struct lk_loader *ld, const yaml_node_t *where,
 	if (ret)
 		return lk_yaml_error(ld, where, "flags '%s': %s", name,
 				     probe.msg);
-	for (i = 0; i < s->nflagsets; i++)
-		if (!strcmp(s->flagsets[i].name, name))
-			return lk_yaml_error(ld, where, "flags: '%s' is "
-					     "listed twice", name);
 	s->flagsets = lk_reallocarray(s->flagsets, s->nflagsets + 1,
 				      sizeof(*s->flagsets));
 	s->flagsets[s->nflagsets].name = lk_strdup(name);
@@ -162,21 +158,21 @@ static int load_flag_map(struct lk_loader *ld, const yaml_node_t *n)
 	return ret;
 }
 
+/* A map name -> flags, or a list of flag strings each naming itself. */
 static int load_flags(struct lk_loader *ld, const yaml_node_t *n)
 {
-	yaml_node_t **items;
-	size_t nitems, i;
+	struct lk_strv names = LK_STRV_INIT;
+	yaml_node_t **items = NULL;
+	size_t i;
 	int ret;
 
 	lk_sweep_clear_flagsets(ld->sweep);
 	if (n->type == YAML_MAPPING_NODE)
 		return load_flag_map(ld, n);
-	ret = lk_yaml_strings(ld, n, "flags", &items, &nitems);
-	for (i = 0; !ret && i < nitems; i++) {
-		const char *v = (const char *)items[i]->data.scalar.value;
-
-		ret = add_flagset(ld, items[i], v, v);
-	}
+	ret = load_unique_strings(ld, n, "flags", &names, &items);
+	for (i = 0; !ret && i < names.n; i++)
+		ret = add_flagset(ld, items[i], names.v[i], names.v[i]);
+	lk_strv_release(&names);
 	free(items);
 	return ret;
 }
@@ -350,19 +346,58 @@ static int check_one_document(struct lk_loader *ld, yaml_parser_t *parser,
 	return ret;
 }
 
+/* Events are cheap and aliases stay unexpanded: vet the depth first. */
+static int check_depth(struct lk_loader *ld, yaml_parser_t *parser,
+		       const char *text, size_t len)
+{
+	yaml_event_t ev;
+	int depth = 0, ret = 0, done = 0;
+
+	while (!ret && !done) {
+		if (!yaml_parser_parse(parser, &ev))
+			return syntax_error(ld, parser, text, len);
+		if (ev.type == YAML_SEQUENCE_START_EVENT ||
+		    ev.type == YAML_MAPPING_START_EVENT)
+			depth++;
+		else if (ev.type == YAML_SEQUENCE_END_EVENT ||
+			 ev.type == YAML_MAPPING_END_EVENT)
+			depth--;
+		if (depth > LK_YAML_DEPTH_MAX)
+			ret = lk_error_at(ld->ctx, LK_EINPUT, ld->file,
+					  (long)ev.start_mark.line + 1,
+					  "lists and maps nested more than "
+					  "%d deep", LK_YAML_DEPTH_MAX);
+		done = ev.type == YAML_STREAM_END_EVENT;
+		yaml_event_delete(&ev);
+	}
+	return ret;
+}
+
+static int start_parser(struct lk_ctx *ctx, yaml_parser_t *parser,
+			const char *text, size_t len)
+{
+	if (!yaml_parser_initialize(parser))
+		return lk_error(ctx, LK_ESYS, "out of memory");
+	yaml_parser_set_input_string(parser, (const unsigned char *)text,
+				     len);
+	return 0;
+}
+
 int lk_sweep_parse(struct lk_ctx *ctx, const char *name, const char *text,
 		   size_t len, struct lk_sweep **out)
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
-	struct lk_loader ld = {ctx, name, &doc, NULL, 0};
+	struct lk_loader ld = {ctx, name, &doc, NULL, 0, 0};
 	int ret;
 
 	*out = NULL;
-	if (!yaml_parser_initialize(&parser))
-		return lk_error(ctx, LK_ESYS, "out of memory");
-	yaml_parser_set_input_string(&parser, (const unsigned char *)text,
-				     len);
+	if (start_parser(ctx, &parser, text, len))
+		return LK_ESYS;
+	ret = check_depth(&ld, &parser, text, len);
+	yaml_parser_delete(&parser);
+	if (ret || start_parser(ctx, &parser, text, len))
+		return ret ? ret : LK_ESYS;
 	if (!yaml_parser_load(&parser, &doc)) {
 		ret = syntax_error(&ld, &parser, text, len);
 		goto out;
