@@ -245,16 +245,17 @@ static int load_only(struct lk_loader *ld, const yaml_node_t *n)
 static const struct sweep_part {
 	const char *key;
 	int (*load)(struct lk_loader *ld, const yaml_node_t *n);
+	int required;
 } sweep_parts[] = {
-	{"name", load_name},
-	{"sources", load_sources},
-	{"compilers", load_compilers},
-	{"flags", load_flags},
-	{"defines", lk_load_axes},
-	{"metrics", load_metrics},
-	{"method", load_method},
-	{"exclude", load_exclude},
-	{"only", load_only},
+	{"name", load_name, 0},
+	{"sources", load_sources, 1},
+	{"compilers", load_compilers, 0},
+	{"flags", load_flags, 0},
+	{"defines", lk_load_axes, 0},
+	{"metrics", load_metrics, 0},
+	{"method", load_method, 0},
+	{"exclude", load_exclude, 0},
+	{"only", load_only, 0},
 };
 
 static int load_parts(struct lk_loader *ld, const yaml_node_t *root)
@@ -267,14 +268,16 @@ static int load_parts(struct lk_loader *ld, const yaml_node_t *root)
 		keys[i] = sweep_parts[i].key;
 	keys[i] = NULL;
 	ret = lk_yaml_check_map(ld, root, keys, "top level");
-	if (!ret && !lk_yaml_get(ld, root, "sources"))
-		ret = lk_yaml_error(ld, root, "missing required key "
-				    "'sources'");
 	for (i = 0; !ret && i < LK_ARRAY_SIZE(sweep_parts); i++) {
-		yaml_node_t *n = lk_yaml_get(ld, root, sweep_parts[i].key);
+		const struct sweep_part *part = &sweep_parts[i];
+		yaml_node_t *n = lk_yaml_get(ld, root, part->key);
 
-		if (n)
-			ret = sweep_parts[i].load(ld, n);
+		if (!n && part->required)
+			ret = lk_yaml_error(ld, root, "missing required key "
+					    "'%s'", part->key);
+		/* "defines:" with its entries commented out: the default. */
+		else if (n && (part->required || !lk_yaml_is_null(n)))
+			ret = part->load(ld, n);
 	}
 	return ret;
 }

@@ -166,33 +166,43 @@ static int one_string(struct lk_loader *ld, yaml_node_t *n, const char *what)
 	return ret;
 }
 
-int lk_yaml_strings(struct lk_loader *ld, const yaml_node_t *n,
-		    const char *what, yaml_node_t ***items, size_t *nitems)
+static int list_strings(struct lk_loader *ld, const yaml_node_t *n,
+			const char *what, yaml_node_t **items, size_t nitems)
 {
 	yaml_node_item_t *it = n->data.sequence.items.start;
 	size_t i;
 	int ret = 0;
+
+	for (i = 0; i < nitems && !ret; i++) {
+		items[i] = lk_yaml_node(ld, it[i]);
+		ret = one_string(ld, items[i], what);
+	}
+	return ret;
+}
+
+int lk_yaml_strings(struct lk_loader *ld, const yaml_node_t *n,
+		    const char *what, yaml_node_t ***items, size_t *nitems)
+{
+	int ret;
 
 	*items = NULL;
 	*nitems = 0;
 	if (n->type == YAML_MAPPING_NODE)
 		return lk_yaml_error(ld, n, "%s: expected a string or a "
 				     "list of strings", what);
-	if (n->type == YAML_SCALAR_NODE) {
-		ret = one_string(ld, (yaml_node_t *)n, what);
-		if (!ret) {
-			*items = lk_malloc(sizeof(**items));
-			(*items)[(*nitems)++] = (yaml_node_t *)n;
-		}
-		return ret;
-	}
-	if (it == n->data.sequence.items.top)
+	if (n->type == YAML_SEQUENCE_NODE &&
+	    n->data.sequence.items.start == n->data.sequence.items.top)
 		return lk_yaml_error(ld, n, "%s: empty list", what);
-	*nitems = (size_t)(n->data.sequence.items.top - it);
+	*nitems = n->type == YAML_SCALAR_NODE
+			  ? 1
+			  : (size_t)(n->data.sequence.items.top -
+				     n->data.sequence.items.start);
 	*items = lk_calloc(*nitems, sizeof(**items));
-	for (i = 0; i < *nitems && !ret; i++) {
-		(*items)[i] = lk_yaml_node(ld, it[i]);
-		ret = one_string(ld, (*items)[i], what);
+	if (n->type == YAML_SCALAR_NODE) {
+		(*items)[0] = (yaml_node_t *)n;
+		ret = one_string(ld, (*items)[0], what);
+	} else {
+		ret = list_strings(ld, n, what, *items, *nitems);
 	}
 	if (ret) {
 		free(*items);
