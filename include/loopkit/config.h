@@ -49,9 +49,11 @@ void lk_method_init(struct lk_method *m);
  * stability.tolerance (2% or 0.02), stability.retries, cache (hot|cold),
  * cpu (N|none), fifo (bool), calibrate (bool), aslr (bool),
  * align-functions (N, power of two or 0), timeout (seconds), mode
- * (min-of-4: 4 processes, 1 repetition, reducer min). 'where' prefixes
- * the error message (e.g. "sweep.yaml:12"); NULL for none.
- * LK_EINPUT on an unknown key or a bad value.
+ * (min-of-4: 4 processes, 1 repetition, reducer min; any min-of-N).
+ * Booleans: true/false, yes/no, on/off, 1/0. Keys apply in order, a
+ * later one overriding. 'where' prefixes the error message (e.g.
+ * "sweep.yaml:12"); NULL for none. LK_EINPUT on an unknown key (with a
+ * did-you-mean) or a bad value; m is then unchanged.
  */
 int lk_method_set(struct lk_ctx *ctx, struct lk_method *m, const char *key,
 		  const char *value, const char *where);
@@ -127,8 +129,10 @@ struct lk_variant {
  * the file's directory. Unknown keys, wrong types, empty axes, unknown
  * metrics, missing sources, bad filters: LK_EINPUT with "file:line:
  * message"; a file that cannot be read: LK_ESYS. NULL *out on failure.
- * A range gives at most 100,000 values and all axes together at most
- * 1,000,000. doc/ has the format reference.
+ * Limits: a range gives at most 100,000 values, all axes together at
+ * most 1,000,000, at most 1000 axes, 100,000 values in all filters,
+ * lists and maps nested at most 64 deep. An optional key left empty
+ * ("defines:" with its entries commented out) keeps its default.
  */
 int lk_sweep_load(struct lk_ctx *ctx, const char *path,
 		  LK_GIVE struct lk_sweep **out);

@@ -36,14 +36,13 @@ yaml_node_t *lk_yaml_node(struct lk_loader *ld, yaml_node_item_t id)
 int lk_yaml_is_null(const yaml_node_t *n)
 {
 	static const char *const nulls[] = {"", "~", "null", "Null", "NULL"};
-	const char *v = (const char *)n->data.scalar.value;
 	size_t i;
 
 	if (n->type != YAML_SCALAR_NODE ||
 	    n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
 		return 0;
 	for (i = 0; i < LK_ARRAY_SIZE(nulls); i++)
-		if (!strcmp(v, nulls[i]))
+		if (!strcmp((const char *)n->data.scalar.value, nulls[i]))
 			return 1;
 	return 0;
 }
