@@ -66,10 +66,12 @@ $(O)/tests/test-%: tests/unit/test-%.c $(LIBLK) $(LIBLKRT)
 		$(shell pkg-config --libs criterion)
 
 unit: $(UNIT_BIN)
-	@set -e; for t in $(UNIT_BIN); do \
+	@pass=0; fail=0; for t in $(UNIT_BIN); do \
 		echo "== $$t"; \
-		LOOPKIT_TEST_DATA=$(abspath tests/data) $$t --jobs 2 -q || exit 1; \
-	done
+		if LOOPKIT_TEST_DATA=$(abspath tests/data) $$t --jobs 2; \
+		then pass=$$((pass + 1)); else fail=$$((fail + 1)); fi; \
+	done; \
+	echo "unit: $$pass passed, $$fail failed"; [ $$fail -eq 0 ]
 
 e2e: $(LOOPKIT) $(LIBLKRT)
 	@LOOPKIT=$(ABS_O)/loopkit sh tests/e2e/run.sh
