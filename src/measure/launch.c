@@ -151,7 +151,13 @@ static const char *launch_status(const struct lk_proc_result *r,
 		return "failed";
 	}
 	if (o->error) {
+		char *p;
+
+		/* The protocol spells spaces as underscores. */
 		*reason = lk_asprintf("runtime error: %s", o->error);
+		for (p = *reason; *p; p++)
+			if (*p == '_')
+				*p = ' ';
 		return "failed";
 	}
 	if (!r->exited || r->exit_code) {
