@@ -209,8 +209,6 @@ static void convert_sample(struct acc *a, struct conv *c,
 			s->ref_tsc);
 		add_raw(a, c, s->idx, s->steps, "ref_cycles", s->ref_cycles,
 			s->ref_cycles);
-		add_raw(a, c, s->idx, s->steps, "cycles:tsc-calibrated",
-			s->tsc * c->ratio, c->cal);
 	}
 	for (i = 0; i < o->nevents; i++) {
 		if (!(s->ev_mask & (1u << i)) || map[i] < 0)
@@ -220,6 +218,60 @@ static void convert_sample(struct acc *a, struct conv *c,
 		add_raw(a, c, s->idx, s->steps, a->events.v[map[i]], s->ev[i],
 			c->ev[map[i]]);
 	}
+}
+
+/*
+ * One reference timing can be hit by an interrupt in both its runs, and
+ * the product ticks x ratio then lands far below the rest: the ratio of a
+ * sample is the median of its own and its neighbours' (±RATIO_WINDOW
+ * samples, a fraction of a millisecond, far shorter than the 100-400 ms
+ * clock episodes it must follow).
+ */
+#define RATIO_WINDOW 2
+
+static void smooth_ratios(struct acc *a, size_t from,
+			  const struct lk_rt_region *r)
+{
+	size_t n = a->nconv - from, i, j, k;
+	double *raw = lk_malloc((n + 1) * sizeof(*raw));
+	double w[2 * RATIO_WINDOW + 1];
+
+	for (i = 0; i < n; i++)
+		raw[i] = a->conv[from + i].ratio;
+	for (i = 0; i < n; i++) {
+		struct conv *c = &a->conv[from + i];
+
+		for (j = i > RATIO_WINDOW ? i - RATIO_WINDOW : 0, k = 0;
+		     j < n && j <= i + RATIO_WINDOW; j++)
+			if (!isnan(raw[j]))
+				w[k++] = raw[j];
+		if (isnan(raw[i]) || !k)
+			continue;
+		c->ratio = lk_quantile(w, k, 0.5);
+		c->cal = c->tsc * c->ratio;
+		add_raw(a, c, r->samples[i].idx, r->samples[i].steps,
+			"cycles:tsc-calibrated", r->samples[i].tsc * c->ratio,
+			c->cal);
+	}
+	free(raw);
+}
+
+static void region_infos(struct acc *a, const struct lk_rt_region *r,
+			 int process, int attempt)
+{
+	char key[160], val[160];
+
+	snprintf(key, sizeof(key), "%s.steps", r->name);
+	snprintf(val, sizeof(val), "%ld", r->steps);
+	add_info(a, process, attempt, key, val);
+	snprintf(key, sizeof(key), "%s.roi_addr", r->name);
+	add_info(a, process, attempt, key, r->roi_addr ? r->roi_addr : "?");
+	snprintf(key, sizeof(key), "%s.overhead_tsc_min", r->name);
+	snprintf(val, sizeof(val), "%.0f", r->ovh_tsc_min);
+	add_info(a, process, attempt, key, val);
+	snprintf(key, sizeof(key), "%s.overhead_ns_min", r->name);
+	snprintf(val, sizeof(val), "%.0f", r->ovh_ns_min);
+	add_info(a, process, attempt, key, val);
 }
 
 static void absorb(struct acc *a, const struct lk_rt_output *o, int process,
@@ -235,20 +287,9 @@ static void absorb(struct acc *a, const struct lk_rt_output *o, int process,
 	for (i = 0; i < o->nregions; i++) {
 		const struct lk_rt_region *r = &o->regions[i];
 		int reg = index_of(&a->regions, r->name, 1);
-		char key[160], val[160];
+		size_t from = a->nconv;
 
-		snprintf(key, sizeof(key), "%s.steps", r->name);
-		snprintf(val, sizeof(val), "%ld", r->steps);
-		add_info(a, process, attempt, key, val);
-		snprintf(key, sizeof(key), "%s.roi_addr", r->name);
-		add_info(a, process, attempt, key,
-			 r->roi_addr ? r->roi_addr : "?");
-		snprintf(key, sizeof(key), "%s.overhead_tsc_min", r->name);
-		snprintf(val, sizeof(val), "%.0f", r->ovh_tsc_min);
-		add_info(a, process, attempt, key, val);
-		snprintf(key, sizeof(key), "%s.overhead_ns_min", r->name);
-		snprintf(val, sizeof(val), "%.0f", r->ovh_ns_min);
-		add_info(a, process, attempt, key, val);
+		region_infos(a, r, process, attempt);
 		for (j = 0; j < r->nsamples; j++) {
 			struct conv c = {.process = process,
 					  .attempt = attempt,
@@ -258,6 +299,7 @@ static void absorb(struct acc *a, const struct lk_rt_output *o, int process,
 			LK_GROW(a->conv, a->nconv + 1, a->aconv);
 			a->conv[a->nconv++] = c;
 		}
+		smooth_ratios(a, from, r);
 	}
 }
 
