@@ -77,7 +77,7 @@ static int variant_hash(struct lk_ctx *ctx, struct unit *u, char *src_hash)
 	size_t len, i;
 
 	if (lk_file_read(ctx, u->v->source, &data, &len))
-		return lk_error(ctx, LK_EINPUT, "%s", ctx->msg);
+		return ctx->code = LK_EINPUT; /* the message says which file */
 	lk_hash_buf(data, len, src_hash);
 	free(data);
 	lk_hash_init(&h);
