@@ -3,6 +3,7 @@
  * text that a crashing or hostile benchmark may have cut or mangled, so
  * every field is checked and nothing is trusted.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,7 +61,8 @@ static int need_num(struct lk_ctx *ctx, const struct line *l, const char *key,
 	if (!v)
 		return lk_error_at(ctx, LK_EINPUT, l->name, l->number,
 				   "%s line lacks %s=", l->kind, key);
-	if (lk_parse_double(v, out))
+	/* strtod takes "nan" and "inf": no measurement is either. */
+	if (lk_parse_double(v, out) || !isfinite(*out))
 		return lk_error_at(ctx, LK_EINPUT, l->name, l->number,
 				   "%s=%.40s is not a number", key, v);
 	return 0;
@@ -142,7 +144,7 @@ static int on_event(struct lk_ctx *ctx, struct lk_rt_output *out,
 {
 	const char *name = field(l, "name"), *status = field(l, "status");
 	struct lk_rt_event *e;
-	double err = 0;
+	long err = 0;
 
 	if (!name || !status)
 		return lk_error_at(ctx, LK_EINPUT, l->name, l->number,
@@ -155,8 +157,11 @@ static int on_event(struct lk_ctx *ctx, struct lk_rt_output *out,
 				   "event status '%.20s' is neither ok nor "
 				   "unsupported", status);
 	if (!strcmp(status, "unsupported") && field(l, "errno") &&
-	    need_num(ctx, l, "errno", &err))
+	    need_long(ctx, l, "errno", &err))
 		return LK_EINPUT;
+	if (err > 4095)
+		return lk_error_at(ctx, LK_EINPUT, l->name, l->number,
+				   "errno=%ld is out of range", err);
 	out->events = lk_reallocarray(out->events, out->nevents + 1,
 				      sizeof(*out->events));
 	e = &out->events[out->nevents++];
@@ -287,6 +292,33 @@ static int on_line(struct lk_ctx *ctx, struct lk_rt_output *out,
 			   "unknown record '%.40s'", l->kind);
 }
 
+/*
+ * The runtime writes printable text and '\n' only. Any other control byte
+ * (a NUL, the '\r' of CRLF line ends) means the stream was mangled, and
+ * would otherwise end up silently inside a value.
+ */
+static int check_bytes(struct lk_ctx *ctx, const struct line *l,
+		       const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)p[i];
+
+		if (c == '\0')
+			return lk_error_at(ctx, LK_EINPUT, l->name, l->number,
+					   "NUL byte in line");
+		if (c == '\r')
+			return lk_error_at(ctx, LK_EINPUT, l->name, l->number,
+					   "carriage return in line");
+		if (c < 0x20 && c != '\t')
+			return lk_error_at(ctx, LK_EINPUT, l->name, l->number,
+					   "control character 0x%02x in line",
+					   c);
+	}
+	return 0;
+}
+
 int lk_rt_parse(struct lk_ctx *ctx, const char *name, const char *text,
 		size_t len, struct lk_rt_output *out)
 {
@@ -301,13 +333,20 @@ int lk_rt_parse(struct lk_ctx *ctx, const char *name, const char *text,
 		char *copy;
 
 		l.number++;
-		if (!nl && out->complete)
+		/* The runtime ends every line: an unterminated tail is one cut
+		 * short by a dying benchmark, not a record (after 'end' it is
+		 * foreign data, refused below). */
+		if (!nl && !out->complete)
+			break;
+		if ((ret = check_bytes(ctx, &l, p, n)))
 			break;
 		copy = lk_strndup(p, n);
-		if (strlen(copy) != n)
+		ret = split_line(ctx, &l, copy);
+		/* Nothing follows 'end': whatever does is not the runtime's. */
+		if (!ret && l.kind && out->complete)
 			ret = lk_error_at(ctx, LK_EINPUT, name, l.number,
-					  "NUL byte in line");
-		else if (!(ret = split_line(ctx, &l, copy)) && l.kind)
+					  "'%.40s' record after end", l.kind);
+		else if (!ret && l.kind)
 			ret = on_line(ctx, out, &l);
 		free(copy);
 		p += n + 1;
