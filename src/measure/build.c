@@ -75,9 +75,14 @@ static int build_argv(struct lk_ctx *ctx, const struct lk_build_spec *spec,
 		lk_strv_pushf(argv, "-falign-functions=%ld",
 			      spec->align_functions);
 	ret = lk_strv_split(ctx, argv, spec->cflags ? spec->cflags : "");
-	if (ret)
-		return lk_error(ctx, LK_EINPUT, "cflags '%s': %s",
-				spec->cflags, ctx->msg);
+	if (ret) {
+		/* The message is formatted into ctx->msg: copy it first. */
+		char *why = lk_strdup(ctx->msg);
+
+		lk_error(ctx, LK_EINPUT, "cflags '%s': %s", spec->cflags, why);
+		free(why);
+		return LK_EINPUT;
+	}
 	for (i = 0; i < spec->ndefines; i++) {
 		const struct lk_param *d = &spec->defines[i];
 
@@ -101,8 +106,10 @@ static int hash_file(struct lk_ctx *ctx, struct lk_hash *h, const char *path)
 	size_t len;
 	int ret = lk_file_read(ctx, path, &data, &len);
 
+	if (ret == LK_ESYS)
+		ctx->code = ret = LK_ENOTFOUND;
 	if (ret)
-		return ret == LK_ESYS ? LK_ENOTFOUND : ret;
+		return ret;
 	lk_hash_add_str(h, path);
 	lk_hash_add(h, &len, sizeof(len));
 	lk_hash_add(h, data, len);
