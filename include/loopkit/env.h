@@ -51,6 +51,12 @@ LK_GIVE char *lk_env_json(const struct lk_env *env);
 LK_GIVE char *lk_env_text(const struct lk_env *env);
 
 /*
+ * Can this process open the perf event (type, config), user space only?
+ * 0 if yes, else the errno perf_event_open gave (ENOENT: no PMU here).
+ */
+int lk_env_perf_probe(unsigned type, unsigned long long config);
+
+/*
  * Tune the machine for measurement (governor performance, turbo off,
  * ASLR off, NMI watchdog off, ...). With apply == 0, or without the
  * privilege to write a setting, only say what would be done. Every

@@ -61,4 +61,8 @@ LK_GIVE char *lk_proc_describe(const struct lk_proc_result *res,
 int lk_proc_capture(struct lk_ctx *ctx, const char *const *argv,
 		    double timeout, LK_GIVE char **out);
 
+/* Same, keeping only the first line of stdout ("tool --version"). */
+int lk_proc_first_line(struct lk_ctx *ctx, const char *const *argv,
+		       double timeout, LK_GIVE char **line);
+
 #endif

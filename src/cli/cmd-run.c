@@ -26,54 +26,40 @@ struct run_args {
 	int json, quiet, fifo, retry_failed;
 };
 
-static int set_method(struct lk_ctx *ctx, struct lk_sweep *sw,
-		      const char *key, const char *value)
-{
-	return value ? lk_method_set(ctx, &sw->method, key, value,
-				     "command line") : 0;
-}
-
-static int set_long(struct lk_ctx *ctx, struct lk_sweep *sw, const char *key,
-		    long value)
-{
-	char num[32];
-
-	if (value == LONG_MIN)
-		return 0;
-	snprintf(num, sizeof(num), "%ld", value);
-	return set_method(ctx, sw, key, num);
-}
-
 static int apply_method(struct lk_ctx *ctx, struct lk_sweep *sw,
 			const struct run_args *a)
 {
+	char reps[32] = "", procs[32] = "", warmup[32] = "";
+	const char *pairs[][2] = {
+		{"repetitions", reps}, {"processes", procs},
+		{"warmup", warmup},    {"steps", a->steps},
+		{"reducer", a->reducer}, {"cache", a->cache},
+		{"cpu", a->cpu},       {"timeout", a->timeout},
+		{"fifo", a->fifo ? "true" : NULL}};
 	size_t i;
-	int ret = set_long(ctx, sw, "repetitions", a->repetitions);
+	int ret = 0;
 
-	if (!ret)
-		ret = set_long(ctx, sw, "processes", a->processes);
-	if (!ret)
-		ret = set_long(ctx, sw, "warmup", a->warmup);
-	if (!ret)
-		ret = set_method(ctx, sw, "steps", a->steps);
-	if (!ret)
-		ret = set_method(ctx, sw, "reducer", a->reducer);
-	if (!ret)
-		ret = set_method(ctx, sw, "cache", a->cache);
-	if (!ret)
-		ret = set_method(ctx, sw, "cpu", a->cpu);
-	if (!ret)
-		ret = set_method(ctx, sw, "timeout", a->timeout);
-	if (!ret && a->fifo)
-		ret = set_method(ctx, sw, "fifo", "true");
+	if (a->repetitions != LONG_MIN)
+		snprintf(reps, sizeof(reps), "%ld", a->repetitions);
+	if (a->processes != LONG_MIN)
+		snprintf(procs, sizeof(procs), "%ld", a->processes);
+	if (a->warmup != LONG_MIN)
+		snprintf(warmup, sizeof(warmup), "%ld", a->warmup);
+	for (i = 0; !ret && i < LK_ARRAY_SIZE(pairs); i++)
+		if (pairs[i][1] && *pairs[i][1])
+			ret = lk_method_set(ctx, &sw->method, pairs[i][0],
+					    pairs[i][1], "command line");
 	for (i = 0; !ret && i < a->methods.n; i++) {
 		char *kv = lk_strdup(a->methods.v[i]), *eq = strchr(kv, '=');
 
-		if (!eq)
+		if (!eq) {
 			ret = lk_error(ctx, LK_EINPUT, "--method expects "
 				       "KEY=VALUE, not '%s'", kv);
-		else
-			*eq = '\0', ret = set_method(ctx, sw, kv, eq + 1);
+		} else {
+			*eq = '\0';
+			ret = lk_method_set(ctx, &sw->method, kv, eq + 1,
+					    "command line");
+		}
 		free(kv);
 	}
 	return ret;

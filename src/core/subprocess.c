@@ -306,3 +306,13 @@ int lk_proc_capture(struct lk_ctx *ctx, const char *const *argv,
 	lk_proc_result_release(&r);
 	return ret;
 }
+
+int lk_proc_first_line(struct lk_ctx *ctx, const char *const *argv,
+		       double timeout, char **line)
+{
+	int ret = lk_proc_capture(ctx, argv, timeout, line);
+
+	if (!ret)
+		(*line)[strcspn(*line, "\n")] = '\0';
+	return ret;
+}

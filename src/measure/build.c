@@ -51,10 +51,9 @@ static int compiler_version(struct lk_ctx *ctx, const char *cc, char **out)
 	for (i = 0; i < names.n; i++)
 		if (!strcmp(names.v[i], cc))
 			goto found;
-	ret = lk_proc_capture(ctx, argv, 30, &text);
+	ret = lk_proc_first_line(ctx, argv, 30, &text);
 	if (ret)
 		goto out;
-	text[strcspn(text, "\n")] = '\0';
 	lk_strv_push(&names, cc);
 	lk_strv_push_take(&versions, text);
 found:

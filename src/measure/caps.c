@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <yaml.h>
 
+#include "loopkit/env.h"
 #include "loopkit/measure.h"
 #include "loopkit/subprocess.h"
 
@@ -24,15 +24,10 @@ struct probe {
 static int first_line(struct lk_ctx *ctx, const char *const *argv,
 		      char **detail)
 {
-	char *out = NULL;
-
-	if (lk_proc_capture(ctx, argv, 20, &out)) {
+	if (lk_proc_first_line(ctx, argv, 20, detail)) {
 		*detail = lk_strdup("not found");
-		free(out);
 		return 0;
 	}
-	out[strcspn(out, "\n")] = '\0';
-	*detail = out;
 	return 1;
 }
 
@@ -50,26 +45,9 @@ static int probe_clang(struct lk_ctx *ctx, char **detail)
 	return first_line(ctx, argv, detail);
 }
 
-static int open_event(unsigned type, unsigned long long config)
-{
-	struct perf_event_attr attr;
-	int fd;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = type;
-	attr.config = config;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
-	if (fd >= 0)
-		close(fd);
-	return fd >= 0 ? 0 : errno;
-}
-
 static int probe_pmu(struct lk_ctx *ctx, char **detail)
 {
-	int err = open_event(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+	int err = lk_env_perf_probe(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
 
 	*detail = err ? lk_asprintf("hardware cycles: %s (%s); cycles are "
 				    "TSC-calibrated instead",
@@ -80,7 +58,7 @@ static int probe_pmu(struct lk_ctx *ctx, char **detail)
 
 static int probe_perf_sw(struct lk_ctx *ctx, char **detail)
 {
-	int err = open_event(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+	int err = lk_env_perf_probe(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
 
 	*detail = err ? lk_asprintf("%s", strerror(err)) :
 			lk_strdup("task-clock, page-faults, context-switches, "
@@ -197,12 +175,10 @@ static int probe_plugin(struct lk_ctx *ctx, char **detail)
 	char *dir = NULL, *hdr;
 	int ok;
 
-	if (lk_proc_capture(ctx, argv, 20, &dir)) {
-		free(dir);
+	if (lk_proc_first_line(ctx, argv, 20, &dir)) {
 		*detail = lk_strdup("no gcc");
 		return 0;
 	}
-	dir[strcspn(dir, "\n")] = '\0';
 	hdr = lk_asprintf("%s/include/gcc-plugin.h", dir);
 	ok = lk_path_exists(hdr);
 	*detail = ok ? lk_strdup(dir) :

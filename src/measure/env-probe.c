@@ -477,7 +477,7 @@ static void probe_cache(struct probe *p)
 }
 
 /* User-space only, this process: what `loopkit measure` would open. */
-static int perf_open(unsigned type, unsigned long long config)
+int lk_env_perf_probe(unsigned type, unsigned long long config)
 {
 	struct perf_event_attr attr;
 	long fd;
@@ -505,9 +505,9 @@ static char *errno_text(int err)
 
 static void probe_pmu(struct probe *p)
 {
-	int cycles = perf_open(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
-	int instr = perf_open(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
-	int task = perf_open(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+	int cycles = lk_env_perf_probe(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+	int instr = lk_env_perf_probe(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
+	int task = lk_env_perf_probe(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
 
 	set_file(p->env, "pmu.perf_event_paranoid",
 		 "/proc/sys/kernel/perf_event_paranoid", "unknown");
@@ -636,18 +636,15 @@ static char *compiler_version(const char *name)
 {
 	const char *argv[] = { name, "--version", NULL };
 	struct lk_ctx scratch;
-	char *path = lk_which(name), *out = NULL, *ret;
+	char *path = lk_which(name), *out = NULL;
 
 	if (!path)
 		return lk_strdup("not found");
 	free(path);
 	lk_ctx_init(&scratch);
-	if (lk_proc_capture(&scratch, argv, COMPILER_TIMEOUT, &out))
+	if (lk_proc_first_line(&scratch, argv, COMPILER_TIMEOUT, &out))
 		return lk_asprintf("error (%s)", scratch.msg);
-	out[strcspn(out, "\n")] = '\0';
-	ret = lk_strdup(out);
-	free(out);
-	return ret;
+	return out;
 }
 
 static void probe_compilers(struct probe *p)
