@@ -37,4 +37,4 @@ for f in tests/fuzz/fuzz-*.c; do
 	fi
 	n=$((n + 1))
 done
-echo "fuzz ($mode): $n passed, 0 failed"
+echo "fuzz: $n passed, 0 failed"
