@@ -14,7 +14,13 @@ LDFLAGS    += $(SANFLAGS)
 RT_CFLAGS  := $(CSTD) -O2 -g -fPIC $(WARN) -Irt -D_GNU_SOURCE
 
 LIB_SRC    := $(sort $(wildcard src/core/*.c src/config/*.c src/store/*.c \
-		src/measure/*.c))
+		src/measure/*.c src/memprof/*.c))
+# Scanners and grammars (flex, bison), generated into $(O).
+LEX_SRC    := $(sort $(wildcard src/*/*.l))
+YACC_SRC   := $(sort $(wildcard src/*/*.y))
+GEN_C      := $(YACC_SRC:%.y=$(O)/%.tab.c) $(LEX_SRC:%.l=$(O)/%.lex.c)
+GEN_H      := $(YACC_SRC:%.y=$(O)/%.tab.h)
+GEN_OBJ    := $(GEN_C:%.c=%.o)
 CLI_SRC    := $(sort $(wildcard src/cli/*.c))
 RT_SRC     := $(sort $(wildcard rt/*.c))
 UNIT_SRC   := $(sort $(wildcard tests/unit/test-*.c))
@@ -31,11 +37,27 @@ LOOPKIT    := $(O)/loopkit
 
 # Where the built loopkit finds lkrt.h and liblkrt.a to compile benchmarks.
 RT_PATHS   := -DLK_RT_INCLUDE_DIR='"$(abspath rt)"' \
-	      -DLK_RT_LIB_DIR='"$(ABS_O)/lib"'
+	      -DLK_RT_LIB_DIR='"$(ABS_O)/lib"' \
+	      -DLK_PLUGIN_PATH='"$(ABS_O)/plugin/lkmemprof.so"'
+
+# The GCC plugin (C++, as GCC requires), when the plugin headers exist.
+GCC_PLUGIN_DIR := $(shell gcc -print-file-name=plugin 2>/dev/null)
+PLUGIN_SRC := $(sort $(wildcard plugin/gcc/*.cc))
+ifneq ($(wildcard $(GCC_PLUGIN_DIR)/include/gcc-plugin.h),)
+ifneq ($(PLUGIN_SRC),)
+PLUGIN     := $(O)/plugin/lkmemprof.so
+endif
+endif
+PLUGIN_CXXFLAGS := -std=gnu++17 -O2 -g -fPIC -fno-rtti -Wall -Wextra \
+		   -Wno-unused-parameter -I$(GCC_PLUGIN_DIR)/include
+
+$(O)/plugin/lkmemprof.so: $(PLUGIN_SRC) $(wildcard plugin/gcc/*.h)
+	@mkdir -p $(@D)
+	g++ $(PLUGIN_CXXFLAGS) -shared -o $@ $(PLUGIN_SRC)
 
 .PHONY: all check check-suite unit e2e demo bench deps fuzz clean help \
 	format asan
-all: $(LOOPKIT) $(LIBLKRT)
+all: $(LOOPKIT) $(LIBLKRT) $(PLUGIN)
 
 $(O)/%.o: %.c
 	@mkdir -p $(@D)
@@ -43,12 +65,30 @@ $(O)/%.o: %.c
 
 $(O)/src/cli/loopkit.o: CPPFLAGS += $(RT_PATHS)
 $(O)/src/measure/%.o: CPPFLAGS += $(RT_PATHS)
+$(O)/src/memprof/%.o: CPPFLAGS += $(RT_PATHS)
+$(O)/src/cli/%.o: CPPFLAGS += $(RT_PATHS)
 
 $(O)/rt-obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(RT_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(LIBLK): $(LIB_OBJ)
+# Generated code: its own warnings are not ours to fix.
+$(O)/%.tab.c $(O)/%.tab.h: %.y
+	@mkdir -p $(@D)
+	bison -d -o $(O)/$*.tab.c $<
+
+$(O)/%.lex.c: %.l $(GEN_H)
+	@mkdir -p $(@D)
+	flex -o $@ $<
+
+$(GEN_OBJ): %.o: %.c $(GEN_H)
+	$(CC) $(CPPFLAGS) -I$(dir $<) -I$(patsubst $(O)/%,%,$(dir $<)) \
+		$(CSTD) $(OPT) $(SANFLAGS) -w -MMD -MP -c -o $@ $<
+
+$(LIB_OBJ): $(GEN_H)
+$(LIB_OBJ): CPPFLAGS += $(addprefix -I,$(sort $(dir $(GEN_H))))
+
+$(LIBLK): $(LIB_OBJ) $(GEN_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && $(AR) rcs $@ $^
 

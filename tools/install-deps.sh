@@ -4,7 +4,8 @@
 set -eu
 
 PACKAGES="build-essential pkg-config libyaml-dev libsqlite3-dev sqlite3
-libxxhash-dev libcriterion-dev clang python3 valgrind"
+libxxhash-dev libcriterion-dev clang python3 valgrind
+flex bison gcc-12-plugin-dev g++"
 
 missing=""
 for p in $PACKAGES; do
