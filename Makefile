@@ -1,5 +1,6 @@
 # loopkit: one non-recursive Makefile. `make help` lists the targets.
 include config.mk
+.DEFAULT_GOAL := all
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lxxhash -lpthread -lm
