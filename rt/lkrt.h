@@ -206,6 +206,16 @@ uint64_t lk__region_next(struct lk__region *r, int *roi);
 void lk__sample_start(struct lk__region *r);
 void lk__sample_stop(struct lk__region *r);
 
+/*
+ * memprof entry/exit tracing (doc/memprof-formats.md). The GCC plugin
+ * inserts these calls; name is the function's name. Each call records its
+ * entry and exit TSC in memory (single-threaded: the first thread to
+ * enter is traced); the trace is written at exit to $LK_PROF_OUT
+ * (default lkprof.trace) in the LKTRACE1 binary form.
+ */
+void lk_prof_enter(const char *name);
+void lk_prof_exit(const char *name);
+
 #ifdef __cplusplus
 }
 #endif
