@@ -1,6 +1,12 @@
 # loopkit: one non-recursive Makefile. `make help` lists the targets.
 include config.mk
 .DEFAULT_GOAL := all
+# No built-in rules: make's own yacc and lex rules would write generated
+# C into the source tree.
+MAKEFLAGS += --no-builtin-rules
+.SUFFIXES:
+%.c: %.y
+%.c: %.l
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lxxhash -lpthread -lm

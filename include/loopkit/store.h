@@ -195,6 +195,41 @@ int lk_store_results_get(struct lk_ctx *ctx, struct lk_store *s,
 			 LK_GIVE struct lk_result_row **rows, size_t *n);
 void lk_result_rows_free(struct lk_result_row *rows, size_t n);
 
+/* A memprof run: a program's exclusive profile joined with its static
+ * load/store counts. */
+struct lk_memprof_func_rec {
+	const char *name;
+	long calls;
+	double total, self, min_self, max_self, mean_self; /* TSC ticks */
+	const char *loads, *stores; /* per call, number or expression;
+				       NULL when the function was not seen
+				       by the plugin */
+	int has_residual;
+	double residual;
+};
+
+struct lk_memprof_rec {
+	const char *program;      /* path as given */
+	const char *program_hash; /* of its content */
+	const char *cflags;
+	int64_t env_id;           /* 0: none */
+	long calls;
+	double tsc_hz;            /* 0: unknown */
+	const char *fit;          /* JSON object, NULL: no fit */
+	const struct lk_memprof_func_rec *funcs;
+	size_t nfuncs;
+};
+
+/* Store a memprof run and its functions in one transaction. */
+int lk_store_memprof_put(struct lk_ctx *ctx, struct lk_store *s,
+			 int64_t campaign, const struct lk_memprof_rec *r,
+			 int64_t *id);
+/* Every memprof function row of the campaign (NULL: all), as CSV or
+ * JSON: campaign, run, program, cflags, function, calls, total, self,
+ * min_self, max_self, mean_self, loads, stores, residual. */
+int lk_store_export_memprof(struct lk_ctx *ctx, struct lk_store *s,
+			    const char *campaign, int json, FILE *out);
+
 enum lk_export_format { LK_EXPORT_CSV, LK_EXPORT_JSON };
 
 /*

@@ -6,17 +6,19 @@
 #include "loopkit/store.h"
 
 static const char usage[] =
-	"(--csv | --json) [-o DIR] [--campaign NAME]\n\n"
+	"(--csv | --json) [--memprof] [-o DIR] [--campaign NAME]\n\n"
 	"Write one row per variant x metric, -D parameters as columns, to\n"
 	"stdout: a table pandas reads as it is (pd.read_csv).";
 
 int cmd_export(int argc, char **argv)
 {
-	int csv = 0, json = 0, first, ret;
+	int csv = 0, json = 0, memprof = 0, first, ret;
 	const char *dir = LK_STORE_DEFAULT_DIR, *campaign = NULL;
 	const struct lk_opt opts[] = {
 		{0, "csv", LK_OPT_BOOL, &csv, NULL, "CSV (RFC 4180)"},
 		{0, "json", LK_OPT_BOOL, &json, NULL, "a JSON array"},
+		{0, "memprof", LK_OPT_BOOL, &memprof, NULL,
+		 "the memprof function profiles instead of the runs"},
 		{0, "campaign", LK_OPT_STRING, &campaign, "NAME",
 		 "only this campaign (default: all)"},
 		{'o', "output", LK_OPT_STRING, &dir, "DIR",
@@ -42,9 +44,11 @@ int cmd_export(int argc, char **argv)
 		return 2;
 	}
 	if (!ret) {
-		ret = lk_store_export(&ctx, s, campaign,
-				      csv ? LK_EXPORT_CSV : LK_EXPORT_JSON,
-				      stdout);
+		ret = memprof ? lk_store_export_memprof(&ctx, s, campaign,
+							json, stdout) :
+				lk_store_export(&ctx, s, campaign,
+						csv ? LK_EXPORT_CSV :
+						      LK_EXPORT_JSON, stdout);
 		lk_store_close(s);
 	}
 	if (!ret && fflush(stdout))

@@ -121,9 +121,38 @@ static const char migration_1[] =
 
 	"PRAGMA application_id = 1280004948;"; /* LK_STORE_APP_ID */
 
+/* memprof: one row per profiled run of a program, one per function. */
+static const char migration_2[] =
+	"CREATE TABLE memprof_runs ("
+	" id INTEGER PRIMARY KEY,"
+	" campaign_id INTEGER NOT NULL REFERENCES campaigns(id)"
+	"  ON DELETE CASCADE,"
+	" program TEXT NOT NULL,"
+	" program_hash TEXT NOT NULL,"
+	" cflags TEXT NOT NULL,"
+	" env_id INTEGER REFERENCES environments(id) ON DELETE SET NULL,"
+	" calls INTEGER NOT NULL,"
+	" tsc_hz REAL,"
+	" fit TEXT," /* JSON of the latency fit, NULL if none */
+	" created REAL NOT NULL DEFAULT (" NOW "));"
+	"CREATE INDEX memprof_runs_campaign ON memprof_runs(campaign_id);"
+
+	"CREATE TABLE memprof_functions ("
+	" run_id INTEGER NOT NULL REFERENCES memprof_runs(id)"
+	"  ON DELETE CASCADE,"
+	" name TEXT NOT NULL,"
+	" calls INTEGER NOT NULL,"
+	" total REAL NOT NULL,"
+	" self REAL NOT NULL,"
+	" min_self REAL, max_self REAL, mean_self REAL,"
+	" loads TEXT, stores TEXT," /* per call: a number or an expression */
+	" residual REAL,"
+	" PRIMARY KEY (run_id, name)) WITHOUT ROWID;";
+
 /* Append only. Entry i takes the schema from version i to i + 1. */
 static const char *const migrations[] = {
 	migration_1,
+	migration_2,
 };
 
 int lk_store_latest_version(void)
