@@ -14,39 +14,13 @@
 
 extern char **environ;
 
-/* One sample, converted to per-step figures. */
-struct conv {
-	int process, attempt, region, kept;
-	double tsc, ns, cal, ratio; /* cal/ratio NAN without a reference */
-	double ev[LK_RT_MAX_EVENTS];
-	unsigned ev_mask;
-	int mux;
-};
-
-struct acc {
-	struct lk_strv pool;    /* owns every string the records point to */
-	struct lk_strv regions;
-	struct lk_strv events;  /* names, as the first launch reported them */
-	int ev_ok[LK_RT_MAX_EVENTS], ev_err[LK_RT_MAX_EVENTS];
-	const char *ev_reason[LK_RT_MAX_EVENTS];
-	struct conv *conv;
-	size_t nconv, aconv;
-	struct lk_sample_rec *srec;
-	size_t nsrec, asrec;
-	struct lk_info_rec *irec;
-	size_t nirec, airec;
-	struct lk_result_rec *rrec;
-	size_t nrrec, arrec;
-	int unstable;
-};
-
-static const char *keep(struct acc *a, const char *s)
+const char *lk__acc_keep(struct acc *a, const char *s)
 {
 	lk_strv_push(&a->pool, s);
 	return a->pool.v[a->pool.n - 1];
 }
 
-static int index_of(struct lk_strv *sv, const char *s, int add)
+int lk__index_of(struct lk_strv *sv, const char *s, int add)
 {
 	size_t i;
 
@@ -64,7 +38,7 @@ static void add_info(struct acc *a, int process, int attempt, const char *key,
 {
 	LK_GROW(a->irec, a->nirec + 1, a->airec);
 	a->irec[a->nirec++] = (struct lk_info_rec){
-		process, attempt, keep(a, key), keep(a, value)};
+		process, attempt, lk__acc_keep(a, key), lk__acc_keep(a, value)};
 }
 
 static void add_raw(struct acc *a, const struct conv *c, long idx,
@@ -177,13 +151,13 @@ static void merge_events(struct acc *a, const struct lk_rt_output *o,
 	size_t i;
 
 	for (i = 0; i < o->nevents; i++) {
-		int k = index_of(&a->events, o->events[i].name, 0);
+		int k = lk__index_of(&a->events, o->events[i].name, 0);
 
 		if (k < 0 && a->events.n < LK_RT_MAX_EVENTS) {
-			k = index_of(&a->events, o->events[i].name, 1);
+			k = lk__index_of(&a->events, o->events[i].name, 1);
 			a->ev_ok[k] = o->events[i].ok;
 			a->ev_err[k] = o->events[i].err;
-			a->ev_reason[k] = keep(a, o->events[i].reason);
+			a->ev_reason[k] = lk__acc_keep(a, o->events[i].reason);
 		}
 		map[i] = k;
 	}
@@ -286,7 +260,7 @@ static void absorb(struct acc *a, const struct lk_rt_output *o, int process,
 			 o->info_values.v[i]);
 	for (i = 0; i < o->nregions; i++) {
 		const struct lk_rt_region *r = &o->regions[i];
-		int reg = index_of(&a->regions, r->name, 1);
+		int reg = lk__index_of(&a->regions, r->name, 1);
 		size_t from = a->nconv;
 
 		region_infos(a, r, process, attempt);
@@ -409,261 +383,6 @@ static int run_processes(struct lk_ctx *ctx, const struct lk_sweep *sw,
 	return 0;
 }
 
-/* ---- Reduction to results. ---- */
-
-enum pick { PICK_TSC, PICK_NS, PICK_CAL, PICK_RATIO, PICK_EVENT };
-
-/* Values of the kept samples of region r; *procs gets their process. */
-static size_t gather(const struct acc *a, int r, enum pick what, int ev,
-		     double *v, int *procs, int *mux)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < a->nconv; i++) {
-		const struct conv *c = &a->conv[i];
-		double x;
-
-		if (!c->kept || c->region != r)
-			continue;
-		if (what == PICK_EVENT && !(c->ev_mask & (1u << ev)))
-			continue;
-		x = what == PICK_TSC ? c->tsc : what == PICK_NS ? c->ns :
-		    what == PICK_CAL ? c->cal : what == PICK_RATIO ? c->ratio :
-		    c->ev[ev];
-		if (isnan(x))
-			continue;
-		if (mux && c->mux)
-			*mux = 1;
-		procs[n] = c->process;
-		v[n++] = x;
-	}
-	return n;
-}
-
-/* The rule's figure is the mean over processes of each one's trimmed
- * mean; every other reducer pools the samples of all processes. */
-static double reduce(const struct lk_method *m, const double *v,
-		     const int *procs, size_t n)
-{
-	double *one, sum = 0, mean, dev;
-	size_t i, k;
-	int p, count = 0;
-
-	if (m->reducer != LK_REDUCE_TRIMMED)
-		return lk_reduce(m, v, n);
-	one = lk_malloc((n + 1) * sizeof(*one));
-	for (p = 0; p < m->processes; p++) {
-		for (i = k = 0; i < n; i++)
-			if (procs[i] == p)
-				one[k++] = v[i];
-		if (!k)
-			continue;
-		lk_trimmed_mean(one, k, 1, &mean, &dev);
-		sum += mean;
-		count++;
-	}
-	free(one);
-	return count ? sum / count : NAN;
-}
-
-static double spread(const double *v, size_t n, double value)
-{
-	if (n < 2 || value == 0)
-		return 0;
-	return (lk_quantile(v, n, 0.9) - lk_quantile(v, n, 0.1)) /
-	       fabs(value);
-}
-
-static struct lk_result_rec *new_result(struct acc *a, int region,
-					const char *metric, const char *source,
-					const char *unit)
-{
-	struct lk_result_rec *r;
-
-	LK_GROW(a->rrec, a->nrrec + 1, a->arrec);
-	r = &a->rrec[a->nrrec++];
-	memset(r, 0, sizeof(*r));
-	r->region = a->regions.v[region];
-	r->metric = keep(a, metric);
-	r->source = keep(a, source);
-	r->unit = keep(a, unit);
-	r->flags = "";
-	r->reducer = "";
-	return r;
-}
-
-static void set_value(struct acc *a, struct lk_result_rec *res,
-		      const struct lk_method *m, const double *v,
-		      const int *procs, size_t n)
-{
-	char *name = lk_reducer_name(m);
-
-	res->reducer = keep(a, name);
-	free(name);
-	res->n = (long)n;
-	if (!n)
-		return;
-	res->has_value = 1;
-	res->value = reduce(m, v, procs, n);
-	res->spread = spread(v, n, res->value);
-}
-
-static void add_flag(struct acc *a, struct lk_result_rec *res,
-		     const char *flag)
-{
-	char *s;
-
-	if (!*res->flags) {
-		res->flags = keep(a, flag);
-		return;
-	}
-	s = lk_asprintf("%s,%s", res->flags, flag);
-	res->flags = keep(a, s);
-	free(s);
-}
-
-static const char *const hw_events[] = {"cycles", "instructions",
-					"l1d-misses", "llc-misses",
-					"branch-misses", NULL};
-
-static int is_hw_event(const char *name)
-{
-	size_t i;
-
-	for (i = 0; hw_events[i]; i++)
-		if (!strcmp(hw_events[i], name))
-			return 1;
-	return 0;
-}
-
-static void result_unsupported(struct acc *a, int region, const char *metric,
-			       int ev)
-{
-	struct lk_result_rec *res = new_result(a, region, metric,
-					       "unsupported", "");
-	char *flag = lk_asprintf("unsupported:%s",
-				 ev >= 0 && *a->ev_reason[ev] ?
-					 a->ev_reason[ev] : "not-opened");
-
-	add_flag(a, res, flag);
-	free(flag);
-}
-
-static void result_event(struct acc *a, const struct lk_method *m,
-			 int region, const char *metric, double *v,
-			 int *procs)
-{
-	int ev = index_of(&a->events, metric, 0), mux = 0;
-	struct lk_result_rec *res;
-	char unit[64];
-	size_t n;
-
-	if (ev < 0 || !a->ev_ok[ev]) {
-		result_unsupported(a, region, metric, ev);
-		return;
-	}
-	n = gather(a, region, PICK_EVENT, ev, v, procs, &mux);
-	snprintf(unit, sizeof(unit), "%s/step",
-		 strcmp(metric, "task-clock") ? "events" : "ns");
-	res = new_result(a, region, metric,
-			 is_hw_event(metric) ? "pmu" : "perf-sw", unit);
-	set_value(a, res, m, v, procs, n);
-	if (mux)
-		add_flag(a, res, "multiplexed");
-}
-
-static void result_calibrated(struct acc *a, const struct lk_method *m,
-			      int region, double *v, int *procs)
-{
-	double *ratio = lk_malloc((a->nconv + 1) * sizeof(*ratio));
-	struct lk_result_rec *res;
-	size_t n, nr;
-	int moved, reliable;
-
-	n = gather(a, region, PICK_TSC, 0, v, procs, NULL);
-	nr = gather(a, region, PICK_RATIO, 0, ratio, procs, NULL);
-	if (!nr) {
-		free(ratio);
-		result_unsupported(a, region, "cycles", -1);
-		return;
-	}
-	reliable = nr == n ? lk_calibration_reliable(v, ratio, n, &moved) : 0;
-	n = gather(a, region, PICK_CAL, 0, v, procs, NULL);
-	res = new_result(a, region, "cycles", "tsc-calibrated", "cycles/step");
-	set_value(a, res, m, v, procs, n);
-	if (!reliable)
-		add_flag(a, res, "calibration-unreliable");
-	else if (!moved)
-		add_flag(a, res, "clock-steady");
-	free(ratio);
-}
-
-static void result_metric(struct acc *a, const struct lk_method *m,
-			  int region, const char *metric, double *v,
-			  int *procs)
-{
-	struct lk_result_rec *res;
-	int ev = index_of(&a->events, metric, 0);
-	size_t n;
-
-	if (!strcmp(metric, "tsc") || !strcmp(metric, "ns")) {
-		int tsc = !strcmp(metric, "tsc");
-
-		n = gather(a, region, tsc ? PICK_TSC : PICK_NS, 0, v, procs,
-			   NULL);
-		res = new_result(a, region, metric,
-				 tsc ? "tsc" : "clock_monotonic_raw",
-				 tsc ? "ticks/step" : "ns/step");
-		set_value(a, res, m, v, procs, n);
-	} else if (!strcmp(metric, "cycles") && (ev < 0 || !a->ev_ok[ev])) {
-		result_calibrated(a, m, region, v, procs);
-	} else {
-		result_event(a, m, region, metric, v, procs);
-	}
-}
-
-/* The headline: PMU or trustworthy calibrated cycles, else TSC ticks. */
-static void choose_primary(struct acc *a, size_t first)
-{
-	size_t i, best = SIZE_MAX;
-
-	for (i = first; i < a->nrrec; i++) {
-		struct lk_result_rec *r = &a->rrec[i];
-
-		if (!r->has_value)
-			continue;
-		if (!strcmp(r->metric, "cycles") &&
-		    !strstr(r->flags, "unreliable")) {
-			best = i;
-			break;
-		}
-		if (!strcmp(r->metric, "tsc") ||
-		    (best == SIZE_MAX && strcmp(r->metric, "cycles")))
-			best = i;
-	}
-	if (best != SIZE_MAX)
-		a->rrec[best].primary = 1;
-}
-
-static void compute_results(struct acc *a, const struct lk_sweep *sw)
-{
-	double *v = lk_malloc((a->nconv + 1) * sizeof(*v));
-	int *procs = lk_malloc((a->nconv + 1) * sizeof(*procs));
-	size_t r, i, first;
-
-	for (r = 0; r < a->regions.n; r++) {
-		first = a->nrrec;
-		for (i = 0; i < sw->metrics.n; i++)
-			result_metric(a, &sw->method, (int)r,
-				      sw->metrics.v[i], v, procs);
-		for (i = first; a->unstable && i < a->nrrec; i++)
-			add_flag(a, &a->rrec[i], "unstable");
-		choose_primary(a, first);
-	}
-	free(v);
-	free(procs);
-}
-
 static void acc_release(struct acc *a)
 {
 	lk_strv_release(&a->pool);
@@ -721,7 +440,7 @@ int lk_measure_unit(struct lk_ctx *ctx, struct lk_store *s,
 	if (ret < 0)
 		goto out;
 	if (!status) {
-		compute_results(&a, sw);
+		lk__compute_results(&a, sw);
 		status = a.unstable ? "unstable" : "ok";
 	}
 	run.finished = unix_now();

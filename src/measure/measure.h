@@ -27,4 +27,39 @@ int lk_measure_record_failure(struct lk_ctx *ctx, struct lk_store *s,
 			      const char *method, const char *status,
 			      const char *reason);
 
+/* ---- Shared by launch.c (samples in) and results.c (figures out). ---- */
+
+/* One sample, converted to per-step figures. */
+struct conv {
+	int process, attempt, region, kept;
+	double tsc, ns, cal, ratio; /* cal/ratio NAN without a reference */
+	double ev[LK_RT_MAX_EVENTS];
+	unsigned ev_mask;
+	int mux;
+};
+
+struct acc {
+	struct lk_strv pool;    /* owns every string the records point to */
+	struct lk_strv regions;
+	struct lk_strv events;  /* names, as the first launch reported them */
+	int ev_ok[LK_RT_MAX_EVENTS], ev_err[LK_RT_MAX_EVENTS];
+	const char *ev_reason[LK_RT_MAX_EVENTS];
+	struct conv *conv;
+	size_t nconv, aconv;
+	struct lk_sample_rec *srec;
+	size_t nsrec, asrec;
+	struct lk_info_rec *irec;
+	size_t nirec, airec;
+	struct lk_result_rec *rrec;
+	size_t nrrec, arrec;
+	int unstable;
+};
+
+/* A copy of s owned by a (records point into it). */
+const char *lk__acc_keep(struct acc *a, const char *s);
+/* Index of s in sv; appended when absent and add, else -1. */
+int lk__index_of(struct lk_strv *sv, const char *s, int add);
+/* Reduce the kept samples to one result per region x metric. */
+void lk__compute_results(struct acc *a, const struct lk_sweep *sw);
+
 #endif
