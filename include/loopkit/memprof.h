@@ -42,9 +42,9 @@ int lk_mem_static_parse(struct lk_ctx *ctx, const char *name, const char *text,
 void lk_mem_static_release(struct lk_mem_static *s);
 
 /* Totals per call of one function. When every factor is numeric,
- * *numeric = 1 and the doubles hold the totals; otherwise *numeric = 0
- * and *sym_loads / *sym_stores (to free) hold the expressions
- * ("3 + 2*10 + 1*(n)"). */
+ * *numeric = 1 and the doubles hold the totals; otherwise *numeric = 0,
+ * the doubles are NAN, and *sym_loads / *sym_stores (to free) hold the
+ * expressions ("3 + 2*10 + 1*(n)", "0" when there are none). */
 struct lk_mem_totals {
 	int numeric;
 	double loads, stores;
@@ -79,13 +79,20 @@ struct lk_trace {
  * Text traces: one "Call X to function NAME enter cycle WW exit cycle YY"
  * per line (flex scanner + bison grammar). A malformed line is reported
  * in *warnings as "name:line: reason" and skipped, unless strict, where
- * it is LK_EINPUT. Duplicate call ids and exit < enter are malformed.
+ * it is LK_EINPUT. Duplicate call ids, exit < enter and numbers over 64
+ * bits are malformed; "exit cycle 0" means never returned, as in binary
+ * traces. Blank lines and '#' comments are allowed. Only the first 100
+ * malformed lines are written out (then one line with how many more);
+ * bad_lines counts them all. warnings may be NULL. These readers
+ * overwrite *out; on failure it is left released.
  */
 int lk_trace_parse_text(struct lk_ctx *ctx, const char *name, const char *text,
 			size_t len, int strict, struct lk_trace *out,
 			struct lk_buf *warnings);
 /* Binary traces (LKTRACE1), read directly. Truncated or inconsistent
- * input: LK_EINPUT with the byte offset. */
+ * input: LK_EINPUT with the byte offset. Beyond the format, records must
+ * have strictly increasing ids, names must be non-empty, unique and
+ * without NUL bytes, and nothing may follow the last record. */
 int lk_trace_read_binary(struct lk_ctx *ctx, const char *name,
 			 const void *data, size_t len, struct lk_trace *out);
 /* Read a file of either form (binary by its magic). */
@@ -94,6 +101,8 @@ int lk_trace_load(struct lk_ctx *ctx, const char *path, int strict,
 void lk_trace_release(struct lk_trace *t);
 /* Render as text lines. */
 void lk_trace_text(const struct lk_trace *t, struct lk_buf *out);
+/* Append t as a binary LKTRACE1 trace (calls must be sorted by id). */
+void lk_trace_write_binary(const struct lk_trace *t, struct lk_buf *out);
 
 /* ---- Call tree and exclusive profile. ---- */
 
@@ -164,7 +173,10 @@ struct lk_mem_fit {
 };
 
 /* Fit; LK_EINPUT when there are too few usable observations (with a
- * message saying how many are needed). */
+ * message saying how many are needed: 4, as the least-squares fit with
+ * an intercept is always made), on non-finite values, and when loads
+ * and stores are collinear (no pair for Cramer's rule, or a singular
+ * least-squares system). */
 int lk_mem_fit(struct lk_ctx *ctx, const struct lk_mem_obs *obs, size_t n,
 	       struct lk_mem_fit *fit);
 void lk_mem_fit_release(struct lk_mem_fit *fit);

@@ -1,0 +1,128 @@
+/*
+ * The call tree by interval nesting, and its indented rendering. Both
+ * walk the calls in id (entry) order with an explicit stack: a trace of
+ * a deep recursion must not take the C stack with it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "memprof-int.h"
+
+/* Calls that never returned end at the last TSC the trace saw. */
+static uint64_t last_tsc(const struct lk_trace *t)
+{
+	uint64_t last = 0;
+	size_t i;
+
+	for (i = 0; i < t->ncalls; i++) {
+		if (t->calls[i].enter > last)
+			last = t->calls[i].enter;
+		if (t->calls[i].exit > last)
+			last = t->calls[i].exit;
+	}
+	return last;
+}
+
+static uint64_t call_end(const struct lk_call *c, uint64_t last)
+{
+	return c->exit ? c->exit : last;
+}
+
+static int overlap_error(struct lk_ctx *ctx, const struct lk_call *c,
+			 const struct lk_call *p, uint64_t last)
+{
+	return lk_error(ctx, LK_EINPUT,
+			"call %llu [%llu, %llu] overlaps call %llu [%llu, "
+			"%llu] without nesting in it",
+			(unsigned long long)c->id,
+			(unsigned long long)c->enter,
+			(unsigned long long)call_end(c, last),
+			(unsigned long long)p->id,
+			(unsigned long long)p->enter,
+			(unsigned long long)call_end(p, last));
+}
+
+/*
+ * stack[0..*depth) holds the open calls, innermost last. Pop those that
+ * ended by the time call i enters; what remains on top must contain it.
+ * A call that ends exactly when the next enters is its sibling, not its
+ * parent.
+ */
+static int attach(struct lk_ctx *ctx, const struct lk_trace *t,
+		  struct lk_call_node *nodes, size_t *stack, size_t *depth,
+		  size_t i, uint64_t last)
+{
+	const struct lk_call *c = &t->calls[i], *top;
+	uint64_t end = call_end(c, last);
+
+	while (*depth &&
+	       call_end(&t->calls[stack[*depth - 1]], last) <= c->enter)
+		(*depth)--;
+	nodes[i].inclusive = end - c->enter;
+	nodes[i].self = nodes[i].inclusive;
+	nodes[i].parent = LK_NO_PARENT;
+	nodes[i].depth = (uint32_t)*depth;
+	if (*depth) {
+		top = &t->calls[stack[*depth - 1]];
+		if (c->enter < top->enter || end > call_end(top, last))
+			return overlap_error(ctx, c, top, last);
+		nodes[i].parent = stack[*depth - 1];
+		nodes[stack[*depth - 1]].self -= nodes[i].inclusive;
+	}
+	stack[(*depth)++] = i;
+	return 0;
+}
+
+int lk_calltree_build(struct lk_ctx *ctx, const struct lk_trace *t,
+		      struct lk_call_node **nodes)
+{
+	uint64_t last = last_tsc(t);
+	size_t *stack, depth = 0, i;
+	int ret = 0;
+
+	*nodes = lk_calloc(t->ncalls ? t->ncalls : 1, sizeof(**nodes));
+	stack = lk_calloc(t->ncalls ? t->ncalls : 1, sizeof(*stack));
+	for (i = 0; i < t->ncalls && !ret; i++) {
+		if (i && t->calls[i].id <= t->calls[i - 1].id)
+			ret = lk_error(ctx, LK_EINPUT,
+				       "calls not sorted by id (%llu after "
+				       "%llu)",
+				       (unsigned long long)t->calls[i].id,
+				       (unsigned long long)t->calls[i - 1].id);
+		else
+			ret = attach(ctx, t, *nodes, stack, &depth, i, last);
+	}
+	free(stack);
+	if (ret) {
+		free(*nodes);
+		*nodes = NULL;
+	}
+	return ret;
+}
+
+/* Past this depth the indentation stops growing and the depth is shown
+ * instead: a million-deep recursion would print terabytes of spaces. */
+#define MAX_INDENT 32
+
+void lk_calltree_print(const struct lk_trace *t,
+		       const struct lk_call_node *nodes, size_t max_lines,
+		       struct lk_buf *out)
+{
+	size_t i, n = t->ncalls;
+	uint32_t d;
+
+	if (max_lines && max_lines < n)
+		n = max_lines;
+	for (i = 0; i < n; i++) {
+		for (d = 0; d < nodes[i].depth && d < MAX_INDENT; d++)
+			lk_buf_adds(out, "  ");
+		if (nodes[i].depth > MAX_INDENT)
+			lk_buf_addf(out, "[%u] ", nodes[i].depth);
+		lk_buf_addf(out, "%s  %llu  %llu\n",
+			    t->names.v[t->calls[i].func],
+			    (unsigned long long)nodes[i].inclusive,
+			    (unsigned long long)nodes[i].self);
+	}
+	if (n < t->ncalls)
+		lk_buf_addf(out, "... %zu more calls\n", t->ncalls - n);
+}
