@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <x86intrin.h>
 
 #include "lkrt-int.h"
@@ -49,6 +50,8 @@ struct prof {
 	size_t sp, stack_cap;
 	pthread_t owner;
 	int started, written;
+	uint64_t tsc0;           /* TSC and CLOCK_MONOTONIC_RAW at the */
+	struct timespec ts0;     /* first entry: the TSC rate for free */
 	unsigned long foreign;   /* calls from other threads, dropped */
 	unsigned long unmatched; /* exits with no matching entry */
 };
@@ -97,15 +100,28 @@ static void grow_stack(void)
 	prof.stack_cap = cap;
 }
 
-/* 0 when there is room for one more call, -1 once the trace is written. */
-static __attribute__((noinline)) int make_room(void)
+/* Set in the traced thread only: one TLS load on the hot path. */
+static __thread int traced;
+
+/*
+ * The slow path of an entry: the first call, another thread, a full
+ * chunk or stack. 0 when the entry may be recorded, -1 when not.
+ */
+static __attribute__((noinline)) int enter_slow(void)
 {
 	if (prof.written)
 		return -1;
 	if (!prof.started) {
 		prof.owner = pthread_self();
 		prof.started = 1;
+		traced = 1;
+		clock_gettime(CLOCK_MONOTONIC_RAW, &prof.ts0);
+		prof.tsc0 = __rdtsc();
 		atexit(prof_write);
+	}
+	if (!traced) {
+		prof.foreign++;
+		return -1;
 	}
 	if (prof.next == prof.end)
 		new_chunk();
@@ -118,17 +134,14 @@ void lk_prof_enter(const char *name)
 {
 	struct prof_rec *r;
 
-	if (__builtin_expect(prof.next == prof.end ||
-			     prof.sp == prof.stack_cap, 0) && make_room())
+	if (__builtin_expect(!traced || prof.next == prof.end ||
+			     prof.sp == prof.stack_cap, 0) && enter_slow())
 		return;
-	if (__builtin_expect(!pthread_equal(prof.owner, pthread_self()), 0)) {
-		prof.foreign++;
-		return;
-	}
+	/* Chunks come zeroed from mmap: exit is already 0 (never
+	 * returned) until lk_prof_exit says otherwise. */
 	r = prof.next++;
 	r->name = name;
 	r->depth = (uint32_t)prof.sp;
-	r->exit = 0;
 	prof.stack[prof.sp++] = r;
 	r->enter = __rdtsc();
 }
@@ -137,8 +150,7 @@ void lk_prof_exit(const char *name)
 {
 	uint64_t t = __rdtsc();
 
-	if (__builtin_expect(!prof.started || prof.written ||
-			     !pthread_equal(prof.owner, pthread_self()), 0))
+	if (__builtin_expect(!traced || prof.written, 0))
 		return;
 	/* A longjmp or an uninstrumented unwinding skipped some exits:
 	 * close the calls it skipped at the same time. */
@@ -255,10 +267,28 @@ static int write_records(FILE *f, struct names *nm)
 	return k && fwrite(buf, sizeof(*buf), k, f) != k ? -1 : 0;
 }
 
+/*
+ * The TSC rate over the traced run: two clock reads, none on the hot
+ * path. Under 10 ms of trace the estimate is too coarse: 0, unknown.
+ */
+static uint64_t trace_hz(void)
+{
+	struct timespec ts;
+	uint64_t tsc = __rdtsc();
+	double ns;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	ns = (double)(ts.tv_sec - prof.ts0.tv_sec) * 1e9 +
+	     (double)(ts.tv_nsec - prof.ts0.tv_nsec);
+	if (ns < 1e7)
+		return 0;
+	return (uint64_t)((double)(tsc - prof.tsc0) / ns * 1e9 + 0.5);
+}
+
 static int write_header(FILE *f, const struct names *nm)
 {
 	uint32_t version = 1, i;
-	uint64_t nrec = prof.total, hz = lk_tsc_hz();
+	uint64_t nrec = prof.total, hz = trace_hz();
 
 	if (fwrite("LKTRACE1", 1, 8, f) != 8 ||
 	    fwrite(&version, 4, 1, f) != 1 ||
