@@ -26,6 +26,8 @@ static const struct command commands[] = {
 	 "describe this machine; --tune / --restore it for measuring"},
 	{"export", cmd_export, 0,
 	 "write a campaign's results as a tidy CSV or JSON table"},
+	{"memprof", cmd_memprof, NEED_CC,
+	 "static load/store counts, entry/exit traces, latency fit"},
 	{"check", cmd_check, 0,
 	 "what this build and this machine can do"},
 };
