@@ -10,6 +10,11 @@ echo
 echo
 echo "== loopkit export --csv (first rows)"
 "$loopkit" export --csv | head -n 8
+if [ -r "$(dirname "$loopkit")/plugin/lkmemprof.so" ]; then
+	echo
+	echo "== loopkit memprof run examples/memprof/mix.c -O1"
+	"$loopkit" memprof run examples/memprof/mix.c -O1 | tail -n 16
+fi
 echo
 echo "The campaign is in ./loopkit.d (store.db: SQLite). Rerun 'make demo':"
 echo "finished variants are not measured again."
