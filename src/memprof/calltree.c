@@ -43,10 +43,10 @@ static int overlap_error(struct lk_ctx *ctx, const struct lk_call *c,
 }
 
 /*
- * stack[0..*depth) holds the open calls, innermost last. Pop those that
- * ended by the time call i enters; what remains on top must contain it.
- * A call that ends exactly when the next enters is its sibling, not its
- * parent.
+ * stack[0..*depth) holds the open calls, innermost last. The parent of
+ * call i is the innermost one that contains it; calls that ended by the
+ * time it entered are done with and popped. A call on the stack that
+ * neither contains it nor ended before it entered overlaps it.
  */
 static int attach(struct lk_ctx *ctx, const struct lk_trace *t,
 		  struct lk_call_node *nodes, size_t *stack, size_t *depth,
@@ -54,20 +54,24 @@ static int attach(struct lk_ctx *ctx, const struct lk_trace *t,
 {
 	const struct lk_call *c = &t->calls[i], *top;
 	uint64_t end = call_end(c, last);
+	size_t parent;
 
-	while (*depth &&
-	       call_end(&t->calls[stack[*depth - 1]], last) <= c->enter)
+	while (*depth) {
+		top = &t->calls[stack[*depth - 1]];
+		if (top->enter <= c->enter && end <= call_end(top, last))
+			break;
+		if (call_end(top, last) > c->enter)
+			return overlap_error(ctx, c, top, last);
 		(*depth)--;
+	}
 	nodes[i].inclusive = end - c->enter;
 	nodes[i].self = nodes[i].inclusive;
 	nodes[i].parent = LK_NO_PARENT;
 	nodes[i].depth = (uint32_t)*depth;
 	if (*depth) {
-		top = &t->calls[stack[*depth - 1]];
-		if (c->enter < top->enter || end > call_end(top, last))
-			return overlap_error(ctx, c, top, last);
-		nodes[i].parent = stack[*depth - 1];
-		nodes[stack[*depth - 1]].self -= nodes[i].inclusive;
+		parent = stack[*depth - 1];
+		nodes[i].parent = parent;
+		nodes[parent].self -= nodes[i].inclusive;
 	}
 	stack[(*depth)++] = i;
 	return 0;
