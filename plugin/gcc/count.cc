@@ -5,9 +5,9 @@
  *
  * The pass runs right after "ssa". The IL is then what the gimplifier made
  * of the source: no inlining, no loop header copying, no unrolling yet, so
- * -O0 and -O2 see the same statements and the same loops. (What can still
- * differ is front-end folding: at -O1+ the C front end replaces reads of
- * `const` globals by their initialiser.)
+ * -O0 and -O2 see the same statements and the same loops. (What -O can
+ * still change is the source itself, through the preprocessor:
+ * __OPTIMIZE__, or _FORTIFY_SOURCE in glibc's headers.)
  *
  * Classification. A statement is a load when it reads, and a store when it
  * writes, a memory reference that is
@@ -370,7 +370,9 @@ static void count_function(function *fun)
 	size_t msize, rsize;
 	FILE *machine = open_memstream(&rec.machine, &msize);
 	FILE *readable = open_memstream(&rec.readable, &rsize);
-	const char *name = IDENTIFIER_POINTER(DECL_NAME(fun->decl));
+	const char *name = DECL_NAME(fun->decl)
+				   ? IDENTIFIER_POINTER(DECL_NAME(fun->decl))
+				   : "?";
 	struct loop_trip *trips = analyse_loops(fun);
 	const struct factor **fs =
 		XNEWVEC(const struct factor *, number_of_loops(fun) + 1);

@@ -25,18 +25,16 @@ int plugin_is_GPL_compatible;
 #define LKMEMPROF_VERSION "1"
 
 static const char help_text[] =
-	"lkmemprof " LKMEMPROF_VERSION ": static load/store counts per "
-	"function, entry/exit calls\n"
-	"  -fplugin-arg-lkmemprof-out=FILE.lkmem   machine-readable counts "
-	"(readable: FILE.lkmem.txt;\n"
-	"                                          default "
-	"<dump base name>.lkmem)\n"
+	"lkmemprof " LKMEMPROF_VERSION
+	": static load/store counts per function, entry/exit calls\n"
+	"  -fplugin-arg-lkmemprof-out=FILE.lkmem\n"
+	"      the counts, machine-readable; readable in FILE.lkmem.txt\n"
+	"      (default: beside the object, as OBJECT.lkmem)\n"
 	"  -fplugin-arg-lkmemprof-instrument=all|none|NAME[:NAME...]\n"
-	"                                          call lk_prof_enter/"
-	"lk_prof_exit (liblkrt)\n"
-	"                                          in these functions "
-	"(default none)\n"
-	"  -fplugin-arg-lkmemprof-help             this text\n";
+	"      call lk_prof_enter/lk_prof_exit (liblkrt) in these functions\n"
+	"      (default: none)\n"
+	"  -fplugin-arg-lkmemprof-help\n"
+	"      this text\n";
 
 static struct plugin_info lkmemprof_info = {
 	LKMEMPROF_VERSION,
@@ -123,10 +121,13 @@ static char *default_out_path(void)
 	return path;
 }
 
-/* PLUGIN_FINISH: a failed compilation leaves no (partial) files. */
+/* PLUGIN_FINISH: a failed compilation leaves no (partial) files. Nor
+ * does lto1: with -flto the driver loads the plugin at link time too,
+ * where no function is lowered again, and an empty file would replace the
+ * counts the compile step wrote. */
 static void write_outputs(void *gcc_data, void *user_data)
 {
-	if (!seen_error() && !flag_syntax_only) {
+	if (!seen_error() && !flag_syntax_only && !in_lto_p) {
 		char *path = out_path ? xstrdup(out_path)
 				      : default_out_path();
 		char *text_path = concat(path, ".txt", NULL);
@@ -187,8 +188,11 @@ int plugin_init(struct plugin_name_args *args,
 	 * between releases and configurations: it only loads into the exact
 	 * GCC build whose plugin headers it was compiled against. */
 	if (!plugin_default_version_check(version, &gcc_version)) {
-		error("lkmemprof: built for GCC %s, not for this GCC %s",
-		      gcc_version.basever, version->basever);
+		error("lkmemprof: built against GCC %s (%s), cannot load "
+		      "into this GCC %s (%s): rebuild it with this GCC%'s "
+		      "plugin headers", gcc_version.basever,
+		      gcc_version.datestamp, version->basever,
+		      version->datestamp);
 		return 1;
 	}
 	register_callback(args->base_name, PLUGIN_INFO, NULL,

@@ -145,6 +145,12 @@ if nm "$lkrt" 2>/dev/null | grep -q ' T lk_prof_enter$'; then
 	LK_PROF_OUT=$TMPD/ct.trace "$TMPD/ct-rt" || fail "ct-rt exited $?"
 	[ "$(head -c 8 "$TMPD/ct.trace")" = LKTRACE1 ] ||
 		fail "no LKTRACE1 trace from liblkrt"
+	# The same 23 calls as the stub saw, when loopkit can read traces.
+	if "$LOOPKIT" memprof trace --text "$TMPD/ct.trace" \
+		>"$TMPD/ct.txt" 2>/dev/null; then
+		[ "$(grep -c '^Call [0-9]* to function ' "$TMPD/ct.txt")" \
+			-eq 23 ] || fail "liblkrt trace: not 23 calls"
+	fi
 else
 	echo "note: $lkrt lacks lk_prof_enter; stub runtime only"
 fi
