@@ -91,3 +91,12 @@ echo "per-kernel check flagged it): 'default' is one launch of 50 samples,"
 echo "median; '3xp25' is"
 echo "$robust. 'plain' is a plain rdtscp loop: min TSC ticks"
 echo "of 1000 samples of 16 calls, one process per invocation."
+
+echo
+echo "== memprof: cost per instrumented call"
+sh "$here/memprof-calls.sh" "$loopkit"
+if [ -x "$here/memprof-parse.sh" ] || [ -f "$here/memprof-parse.sh" ]; then
+	echo
+	echo "== memprof: trace parsing speed"
+	sh "$here/memprof-parse.sh" "$loopkit"
+fi
