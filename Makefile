@@ -120,7 +120,7 @@ unit: $(UNIT_BIN)
 	done; \
 	echo "unit: $$pass passed, $$fail failed"; [ $$fail -eq 0 ]
 
-e2e: $(LOOPKIT) $(LIBLKRT)
+e2e: $(LOOPKIT) $(LIBLKRT) $(PLUGIN)
 	@LOOPKIT=$(ABS_O)/loopkit sh tests/e2e/run.sh
 
 check-suite: unit e2e
