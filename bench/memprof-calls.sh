@@ -26,8 +26,10 @@ tmp = sys.argv[1]
 def best(argv, env=None, runs=5):
     t = []
     for _ in range(runs):
-        for d in ("u",):
-            shutil.rmtree(os.path.join(tmp, d), ignore_errors=True)
+        # Both tools write into a fresh place, as a user's first run does.
+        shutil.rmtree(os.path.join(tmp, "u"), ignore_errors=True)
+        if os.path.exists(os.path.join(tmp, "trace")):
+            os.unlink(os.path.join(tmp, "trace"))
         s = time.perf_counter()
         subprocess.run(argv, check=True, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL, env=env)
@@ -36,7 +38,7 @@ def best(argv, env=None, runs=5):
 env = dict(os.environ, LK_PROF_OUT=os.path.join(tmp, "trace"))
 plain = best([os.path.join(tmp, "plain")], runs=9)
 lk = best([os.path.join(tmp, "lk")], env, runs=9)
-calls = struct.unpack_from("<Q", open(os.path.join(tmp, "trace"), "rb").read(), 16)[0]
+calls = struct.unpack_from("<Q", open(os.path.join(tmp, "trace"), "rb").read(24), 16)[0]
 rec = best([os.path.join(tmp, "lk")],
            dict(os.environ, LK_PROF_OUT="/dev/null"), runs=9)
 rows = [("loopkit memprof, recording (trace to /dev/null)", rec),

@@ -27,14 +27,17 @@
 struct prof_rec {
 	const char *name;
 	uint64_t enter, exit;
-	uint32_t depth, pad;
+	uint32_t depth;
+	uint32_t pad;   /* the function id, once the trace is written */
 };
 
 /*
  * Records live in chunks that never move (no copy when the trace grows),
  * mapped with MAP_POPULATE (one batched fault instead of one per page).
  */
-#define CHUNK_RECS ((size_t)1 << 16)
+#define CHUNK_BYTES ((size_t)2 << 20) /* one transparent huge page */
+#define CHUNK_RECS ((CHUNK_BYTES - 2 * sizeof(size_t)) / \
+		    sizeof(struct prof_rec))
 
 struct chunk {
 	struct chunk *next;
@@ -71,9 +74,38 @@ static void *map(size_t bytes)
 
 static void prof_write(void);
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+/*
+ * A chunk is one 2 MiB-aligned huge page where the kernel allows it
+ * (THP "always" or "madvise"): one fault per chunk instead of 512, which
+ * was a quarter of the tracing cost. Elsewhere it is ordinary pages.
+ */
+static struct chunk *map_chunk(void)
+{
+	char *p = mmap(NULL, 2 * CHUNK_BYTES, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *a;
+
+	if (p == MAP_FAILED)
+		lk__fatal("memprof: cannot allocate %zu bytes for the trace",
+			  2 * CHUNK_BYTES);
+	a = (char *)(((uintptr_t)p + CHUNK_BYTES - 1) & ~(CHUNK_BYTES - 1));
+	if (a > p)
+		munmap(p, (size_t)(a - p));
+	if (a + CHUNK_BYTES < p + 2 * CHUNK_BYTES)
+		munmap(a + CHUNK_BYTES,
+		       (size_t)(p + 2 * CHUNK_BYTES - (a + CHUNK_BYTES)));
+	madvise(a, CHUNK_BYTES, MADV_HUGEPAGE);
+	madvise(a, CHUNK_BYTES, MADV_POPULATE_WRITE);
+	return (struct chunk *)a;
+}
+
 static void new_chunk(void)
 {
-	struct chunk *c = map(sizeof(*c));
+	struct chunk *c = map_chunk();
 
 	if (prof.cur) {
 		prof.cur->n = (size_t)(prof.next - prof.cur->recs);
@@ -243,7 +275,7 @@ struct file_rec {
 	uint64_t enter, exit;
 };
 
-static int write_records(FILE *f, struct names *nm)
+static int write_records(FILE *f)
 {
 	struct file_rec buf[4096];
 	const struct chunk *c;
@@ -254,9 +286,8 @@ static int write_records(FILE *f, struct names *nm)
 		for (i = 0; i < c->n; i++) {
 			const struct prof_rec *r = &c->recs[i];
 
-			buf[k++] = (struct file_rec){
-				id++, name_id(nm, r->name), r->depth,
-				r->enter, r->exit};
+			buf[k++] = (struct file_rec){id++, r->pad, r->depth,
+						     r->enter, r->exit};
 			if (k < 4096)
 				continue;
 			if (fwrite(buf, sizeof(*buf), k, f) != k)
@@ -265,6 +296,30 @@ static int write_records(FILE *f, struct names *nm)
 		}
 	}
 	return k && fwrite(buf, sizeof(*buf), k, f) != k ? -1 : 0;
+}
+
+/*
+ * Each record's function id, into its spare word: one pass, and runs of
+ * calls to the same function (a loop calling one callee) skip the hash.
+ */
+static void map_names(struct names *nm)
+{
+	const char *last = NULL;
+	uint32_t last_id = 0;
+	struct chunk *c;
+	size_t i;
+
+	for (c = prof.first; c; c = c->next) {
+		for (i = 0; i < c->n; i++) {
+			struct prof_rec *r = &c->recs[i];
+
+			if (r->name != last) {
+				last = r->name;
+				last_id = name_id(nm, last);
+			}
+			r->pad = last_id;
+		}
+	}
 }
 
 /*
@@ -313,9 +368,7 @@ static void prof_write(void)
 {
 	const char *path = getenv("LK_PROF_OUT");
 	struct names nm = {0};
-	const struct chunk *c;
 	FILE *f;
-	size_t i;
 	int bad;
 
 	if (!path || !*path)
@@ -325,11 +378,9 @@ static void prof_write(void)
 		prof.total += prof.cur->n;
 	}
 	prof.written = 1;
-	for (c = prof.first; c; c = c->next)
-		for (i = 0; i < c->n; i++)
-			name_id(&nm, c->recs[i].name);
+	map_names(&nm);
 	f = fopen(path, "wb");
-	bad = !f || write_header(f, &nm) || write_records(f, &nm);
+	bad = !f || write_header(f, &nm) || write_records(f);
 	if (f && fclose(f))
 		bad = 1;
 	if (bad)
