@@ -9,7 +9,8 @@ MAKEFLAGS += --no-builtin-rules
 %.c: %.l
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lxxhash -lpthread -lm
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lZydis -lZycore \
+	      -lxxhash -lpthread -lm
 
 ABS_O      := $(abspath $(O))
 CPPFLAGS   += -Iinclude -Irt -D_GNU_SOURCE
@@ -21,7 +22,7 @@ LDFLAGS    += $(SANFLAGS)
 RT_CFLAGS  := $(CSTD) -O2 -g -fPIC $(WARN) -Irt -D_GNU_SOURCE
 
 LIB_SRC    := $(sort $(wildcard src/core/*.c src/config/*.c src/store/*.c \
-		src/measure/*.c src/memprof/*.c))
+		src/measure/*.c src/memprof/*.c src/bb/*.c))
 # Scanners and grammars (flex, bison), generated into $(O).
 LEX_SRC    := $(sort $(wildcard src/*/*.l))
 YACC_SRC   := $(sort $(wildcard src/*/*.y))

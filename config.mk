@@ -11,4 +11,4 @@ endif
 ifeq ($(SANITIZE),1)
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 endif
-PKGS     := yaml-0.1 sqlite3
+PKGS     := yaml-0.1 sqlite3 libelf

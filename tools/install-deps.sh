@@ -5,7 +5,7 @@ set -eu
 
 PACKAGES="build-essential pkg-config libyaml-dev libsqlite3-dev sqlite3
 libxxhash-dev libcriterion-dev clang python3 valgrind
-flex bison gcc-12-plugin-dev g++"
+flex bison gcc-12-plugin-dev g++ libzydis-dev libelf-dev"
 
 missing=""
 for p in $PACKAGES; do

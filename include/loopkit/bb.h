@@ -1,0 +1,108 @@
+/*
+ * bb: a function of an x86-64 ELF binary, decoded (Zydis, behind one
+ * decoder interface) and split into basic blocks with their CFG edges.
+ */
+#ifndef LOOPKIT_BB_H
+#define LOOPKIT_BB_H
+
+#include <stdint.h>
+
+#include "core.h"
+
+/* How an instruction ends a block, if it does. */
+enum lk_insn_kind {
+	LK_INSN_PLAIN = 0,     /* falls through */
+	LK_INSN_JUMP,          /* unconditional direct jump */
+	LK_INSN_CJUMP,         /* conditional direct jump (incl. loop, jrcxz) */
+	LK_INSN_IJUMP,         /* indirect jump (switch tables, tail calls) */
+	LK_INSN_CALL,          /* direct call */
+	LK_INSN_ICALL,         /* indirect call */
+	LK_INSN_RET,
+	LK_INSN_SYSCALL,       /* syscall, int, ...: falls through */
+	LK_INSN_HALT,          /* ud2, hlt, int3: no successor */
+};
+
+struct lk_insn {
+	uint64_t addr;
+	uint8_t len;
+	uint8_t bytes[15];
+	enum lk_insn_kind kind;
+	int has_target;        /* a direct jump/call: target is set */
+	uint64_t target;
+	char *att, *intel;     /* text, owned */
+};
+
+/* A decoder for one architecture. Only x86-64 (Zydis) exists today; a
+ * second architecture adds its own table. */
+struct lk_decoder {
+	const char *arch;
+	/* Decode one instruction at code[0..len) located at addr. 0 or
+	 * LK_EINPUT (undecodable bytes; the message says where). */
+	int (*decode)(struct lk_ctx *ctx, const uint8_t *code, size_t len,
+		      uint64_t addr, struct lk_insn *out);
+};
+
+const struct lk_decoder *lk_decoder_x86_64(void);
+void lk_insn_release(struct lk_insn *insn);
+
+/* A function's bytes, as the symbol table places them. */
+struct lk_function {
+	char *name;
+	uint64_t addr, size;   /* virtual address and length */
+	uint8_t *code;         /* size bytes, owned */
+};
+
+/*
+ * Find function 'name' in the ELF's symbol tables (.symtab, else
+ * .dynsym) with libelf and read its bytes. LK_ENOTFOUND names the
+ * function and the binary; LK_EINPUT for a file that is not an x86-64
+ * ELF.
+ */
+int lk_elf_function(struct lk_ctx *ctx, const char *binary, const char *name,
+		    struct lk_function *out);
+/*
+ * The default function of 'loopkit blocks': the one called between the
+ * calls to lk_roi_begin and lk_roi_end (the measured kernel). When the
+ * kernel was inlined and nothing is called between the markers, the
+ * function holding the markers is returned and *inlined is set.
+ */
+int lk_elf_roi_function(struct lk_ctx *ctx, const char *binary,
+			struct lk_function *out, int *inlined);
+void lk_function_release(struct lk_function *fn);
+
+struct lk_block {
+	uint64_t start, end;   /* [start, end) */
+	size_t first, ninsns;  /* into lk_cfg.insns */
+	size_t *succ;          /* successor block indices, owned */
+	size_t nsucc;
+	int exits;             /* control may leave the function (ret, tail
+				  jump out, indirect jump) */
+};
+
+struct lk_cfg {
+	struct lk_function fn;
+	struct lk_insn *insns;
+	size_t ninsns;
+	struct lk_block *blocks; /* sorted by start */
+	size_t nblocks;
+};
+
+/*
+ * Decode fn (taking ownership of it) and split it at every control-flow
+ * instruction and every direct jump target inside it. Calls end a block
+ * too (later stages count and predict call-free blocks); their fall
+ * through is an edge.
+ */
+int lk_cfg_build(struct lk_ctx *ctx, const struct lk_decoder *dec,
+		 LK_TAKE struct lk_function *fn, struct lk_cfg *out);
+void lk_cfg_release(struct lk_cfg *cfg);
+/* The block containing addr, or -1. */
+long lk_cfg_find(const struct lk_cfg *cfg, uint64_t addr);
+
+/* Output: a JSON array of blocks, each with at least "start" and "end"
+ * (hex strings), "instructions" (AT&T text), "intel", "successors"; and a
+ * readable listing. */
+void lk_cfg_json(const struct lk_cfg *cfg, struct lk_buf *out);
+void lk_cfg_text(const struct lk_cfg *cfg, struct lk_buf *out);
+
+#endif
