@@ -12,5 +12,6 @@ mkdir -p "$O/bench"
 # shellcheck disable=SC2046
 gcc -std=gnu11 -O2 -g -Wall -Wextra -Iinclude -D_GNU_SOURCE \
 	-o "$O/bench/memprof-parse" bench/memprof-parse.c "$O/liblk.a" \
-	$(pkg-config --libs yaml-0.1 sqlite3) -lxxhash -lpthread -lm
+	$(pkg-config --libs yaml-0.1 sqlite3 libelf) -lZydis -lZycore \
+	-lxxhash -lpthread -lm
 "$O/bench/memprof-parse" "${1:-10000000}"

@@ -95,8 +95,8 @@ echo "of 1000 samples of 16 calls, one process per invocation."
 echo
 echo "== memprof: cost per instrumented call"
 sh "$here/memprof-calls.sh" "$loopkit"
-if [ -x "$here/memprof-parse.sh" ] || [ -f "$here/memprof-parse.sh" ]; then
+if [ -f "$here/memprof-parse.sh" ]; then
 	echo
 	echo "== memprof: trace parsing speed"
-	sh "$here/memprof-parse.sh" "$loopkit"
+	O=$(dirname "$loopkit") sh "$here/memprof-parse.sh"
 fi
