@@ -38,13 +38,13 @@ spread() { # numbers on stdin -> max/min - 1 in percent
 	     END{printf "%.2f", (mx/mn-1)*100}'
 }
 
-# Two loopkit methods: the default (one launch, median) and the one for a
-# shared host whose co-tenants shift a kernel's speed for whole launches:
-# 3 launches, 25th percentile of the calibrated samples.
-robust="-p 3 -r 50 --reducer p25"
+# Two loopkit methods: the default (3 launches of 30 samples, their 25th
+# percentile: robust to whole launches slowed by co-tenants) and one
+# launch's median, the naive method, for comparison.
+naive="-p 1 -r 50 --reducer median"
 
 printf '%-6s %-11s %10s %10s %10s  %-s\n' round kernel default \
-	"3xp25" plain "verdict (default; 3xp25) [unit source]"
+	"1xmedian" plain "verdict (default; 1xmedian) [unit source]"
 r=1
 while [ $r -le "$rounds" ]; do
 	for k in dot fadd-chain; do
@@ -59,7 +59,7 @@ while [ $r -le "$rounds" ]; do
 			cycles "$tmp/j" >>"$tmp/lk.$k"
 			# shellcheck disable=SC2086
 			"$loopkit" run -q --json -o "$tmp/r.$r.$i.$k" \
-				$robust -m tsc,cycles --cflags "$cflags" \
+				$naive -m tsc,cycles --cflags "$cflags" \
 				"$here/kernels/$k.c" >"$tmp/j" 2>/dev/null
 			cycles "$tmp/j" >>"$tmp/lr.$k"
 			"$tmp/plain-$k" >>"$tmp/pl.$k"
@@ -87,9 +87,9 @@ echo
 echo "spread = max/min - 1 of the reduced figure over $invocations separate"
 echo "invocations per round, interleaved. loopkit's figure is its cycles"
 echo "figure (PMU, else TSC-calibrated; 'unreliable' counts invocations whose"
-echo "per-kernel check flagged it): 'default' is one launch of 50 samples,"
-echo "median; '3xp25' is"
-echo "$robust. 'plain' is a plain rdtscp loop: min TSC ticks"
+echo "per-kernel check flagged it): 'default' is loopkit's default method"
+echo "(3 launches x 30 samples, p25); '1xmedian' is $naive."
+echo "'plain' is a plain rdtscp loop: min TSC ticks"
 echo "of 1000 samples of 16 calls, one process per invocation."
 
 echo

@@ -36,8 +36,8 @@ struct lk_method {
 	double timeout;          /* seconds per process */
 };
 
-/* The defaults: warmup 10, steps auto (20000 ticks), 50 repetitions,
- * 1 process, median, X=5 T=2% R=3, hot, no pinning, no FIFO, calibrate,
+/* The defaults: warmup 10, steps auto (20000 ticks), 30 repetitions,
+ * 3 processes, p25, X=5 T=2% R=3, hot, no pinning, no FIFO, calibrate,
  * no ASLR, functions aligned to 64, 60 s timeout. */
 void lk_method_init(struct lk_method *m);
 

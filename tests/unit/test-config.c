@@ -40,10 +40,10 @@ Test(config, method_defaults)
 	cr_assert_eq(m.warmup, 10);
 	cr_assert_eq(m.steps, 0);
 	cr_assert_eq(m.min_sample_ticks, 20000);
-	cr_assert_eq(m.repetitions, 50);
-	cr_assert_eq(m.processes, 1);
-	cr_assert_eq(m.reducer, LK_REDUCE_MEDIAN);
-	cr_assert_float_eq(m.percentile, 50, 1e-12);
+	cr_assert_eq(m.repetitions, 30);
+	cr_assert_eq(m.processes, 3);
+	cr_assert_eq(m.reducer, LK_REDUCE_PERCENTILE);
+	cr_assert_float_eq(m.percentile, 25, 1e-12);
 	cr_assert_eq(m.trim_runs, 5);
 	cr_assert_float_eq(m.trim_tolerance, 0.02, 1e-12);
 	cr_assert_eq(m.trim_retries, 3);
@@ -250,15 +250,15 @@ Test(config, method_canonical)
 	lk_method_init(&a);
 	ca = lk_method_canonical(&a);
 	cr_assert_str_eq(ca, "warmup=10;steps=0;min-sample-ticks=20000;"
-			     "repetitions=50;processes=1;reducer=median;"
-			     "percentile=50;trim-runs=5;trim-tolerance=0.02;"
+			     "repetitions=30;processes=3;reducer=percentile;"
+			     "percentile=25;trim-runs=5;trim-tolerance=0.02;"
 			     "trim-retries=3;cold-cache=0;cpu=-1;fifo=0;"
 			     "calibrate=1;no-aslr=1;align-functions=64;"
 			     "timeout=60");
 	/* Equal methods spelt differently hash the same... */
 	lk_method_init(&b);
 	set_ok(&b, "reducer", "p10");
-	set_ok(&b, "reducer", "median");
+	set_ok(&b, "reducer", "p25");
 	set_ok(&b, "stability.tolerance", "2%");
 	cb = lk_method_canonical(&b);
 	cr_assert_str_eq(ca, cb);
