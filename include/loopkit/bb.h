@@ -104,5 +104,12 @@ long lk_cfg_find(const struct lk_cfg *cfg, uint64_t addr);
  * readable listing. */
 void lk_cfg_json(const struct lk_cfg *cfg, struct lk_buf *out);
 void lk_cfg_text(const struct lk_cfg *cfg, struct lk_buf *out);
+/* The listing with the instructions in Intel syntax (intel != 0) or AT&T;
+ * lk_cfg_text is lk_cfg_text_style(cfg, 0, out). Each block is a header
+ * "block N [0xSTART, 0xEND) -> SUCC, ..., exit" then one "  ADDR:  TEXT"
+ * line per instruction. The JSON also has "addresses" (one hex string
+ * per instruction) and "exits" (true or false) in each block. */
+void lk_cfg_text_style(const struct lk_cfg *cfg, int intel,
+		       struct lk_buf *out);
 
 #endif

@@ -28,6 +28,8 @@ static const struct command commands[] = {
 	 "write a campaign's results as a tidy CSV or JSON table"},
 	{"memprof", cmd_memprof, NEED_CC,
 	 "static load/store counts, entry/exit traces, latency fit"},
+	{"blocks", cmd_blocks, 0,
+	 "basic blocks and CFG of a function of an x86-64 binary"},
 	{"check", cmd_check, 0,
 	 "what this build and this machine can do"},
 };

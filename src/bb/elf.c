@@ -1,0 +1,280 @@
+/*
+ * Functions of an x86-64 ELF file, found with libelf. Addresses are the
+ * link-time virtual addresses objdump prints, also for PIE (ET_DYN)
+ * binaries; in a relocatable object they are offsets in the section.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "elf-image.h"
+
+static int not_x86_64(struct lk_ctx *ctx, const char *path, const char *why)
+{
+	return lk_error(ctx, LK_EINPUT, "%s: not an x86-64 ELF file (%s)", path,
+			why);
+}
+
+static int check_header(struct lk_ctx *ctx, struct elf_image *img)
+{
+	GElf_Ehdr eh;
+
+	if (elf_kind(img->elf) != ELF_K_ELF)
+		return not_x86_64(ctx, img->path, "no ELF header");
+	if (gelf_getclass(img->elf) != ELFCLASS64 || !gelf_getehdr(img->elf, &eh))
+		return not_x86_64(ctx, img->path, "not 64-bit");
+	if (eh.e_machine != EM_X86_64)
+		return not_x86_64(ctx, img->path, "another machine");
+	img->relocatable = eh.e_type == ET_REL;
+	img->raw = elf_rawfile(img->elf, &img->rawlen);
+	if (!img->raw)
+		return not_x86_64(ctx, img->path, elf_errmsg(-1));
+	return 0;
+}
+
+static void add_symbol(struct elf_image *img, const char *name,
+		       const GElf_Sym *st)
+{
+	struct elf_sym *s;
+
+	LK_GROW(img->syms, img->nsyms + 1, img->alloc);
+	s = &img->syms[img->nsyms++];
+	s->name = lk_strdup(name);
+	s->addr = st->st_value;
+	s->size = st->st_size;
+	s->shndx = st->st_shndx < SHN_LORESERVE ? st->st_shndx : 0;
+}
+
+/* The STT_FUNC symbols of one symbol table section; how many. */
+static size_t read_symtab(struct elf_image *img, Elf_Scn *scn,
+			  const GElf_Shdr *sh)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t i, n, before = img->nsyms;
+	GElf_Sym st;
+
+	if (!data || !sh->sh_entsize)
+		return 0;
+	n = sh->sh_size / sh->sh_entsize;
+	for (i = 0; i < n; i++) {
+		const char *name;
+
+		if (!gelf_getsym(data, (int)i, &st) ||
+		    GELF_ST_TYPE(st.st_info) != STT_FUNC ||
+		    st.st_shndx == SHN_UNDEF)
+			continue;
+		name = elf_strptr(img->elf, sh->sh_link, st.st_name);
+		if (name && *name)
+			add_symbol(img, name, &st);
+	}
+	return img->nsyms - before;
+}
+
+/* .symtab when there is one (it holds static functions), else .dynsym. */
+static void read_symbols(struct elf_image *img)
+{
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+	int pass;
+
+	for (pass = 0; pass < 2 && !img->nsyms; pass++) {
+		Elf64_Word want = pass ? SHT_DYNSYM : SHT_SYMTAB;
+
+		for (scn = elf_nextscn(img->elf, NULL); scn;
+		     scn = elf_nextscn(img->elf, scn))
+			if (gelf_getshdr(scn, &sh) && sh.sh_type == want)
+				read_symtab(img, scn, &sh);
+	}
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct elf_sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* Among aliases, the one with a size first. */
+	return (y->size != 0) - (x->size != 0);
+}
+
+int elf_image_open(struct lk_ctx *ctx, const char *path,
+		   struct elf_image *img)
+{
+	int ret;
+
+	memset(img, 0, sizeof(*img));
+	img->path = path;
+	img->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (img->fd < 0) {
+		ret = lk_error(ctx, LK_EINPUT,
+			       "%s: not an x86-64 ELF file (cannot open it: %s)",
+			       path, strerror(errno));
+		goto fail;
+	}
+	elf_version(EV_CURRENT);
+	img->elf = elf_begin(img->fd, ELF_C_READ_MMAP, NULL);
+	ret = img->elf ? check_header(ctx, img)
+		       : not_x86_64(ctx, path, elf_errmsg(-1));
+	if (ret)
+		goto fail;
+	read_symbols(img);
+	if (img->nsyms)
+		qsort(img->syms, img->nsyms, sizeof(*img->syms), by_addr);
+	return 0;
+fail:
+	elf_image_close(img);
+	return ret;
+}
+
+void elf_image_close(struct elf_image *img)
+{
+	size_t i;
+
+	for (i = 0; i < img->nsyms; i++)
+		free(img->syms[i].name);
+	free(img->syms);
+	if (img->elf)
+		elf_end(img->elf);
+	if (img->fd >= 0)
+		close(img->fd);
+	memset(img, 0, sizeof(*img));
+	img->fd = -1;
+}
+
+const struct elf_sym *elf_image_find(const struct elf_image *img,
+				     const char *name)
+{
+	const struct elf_sym *found = NULL;
+	size_t i;
+
+	for (i = 0; i < img->nsyms; i++) {
+		const struct elf_sym *s = &img->syms[i];
+
+		if (strcmp(s->name, name))
+			continue;
+		if (s->size)
+			return s;
+		if (!found)
+			found = s;
+	}
+	return found;
+}
+
+const struct elf_sym *elf_image_at(const struct elf_image *img,
+				   uint64_t addr)
+{
+	size_t lo = 0, hi = img->nsyms;
+
+	/* The first symbol at addr: by_addr put the sized alias there. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (img->syms[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < img->nsyms && img->syms[lo].addr == addr ? &img->syms[lo]
+							      : NULL;
+}
+
+/* Does section sh hold [addr, addr + size) with bytes in the file? */
+static int section_holds(const struct elf_image *img, const GElf_Shdr *sh,
+			 uint64_t addr, uint64_t size)
+{
+	if (sh->sh_type == SHT_NOBITS || addr < sh->sh_addr ||
+	    addr - sh->sh_addr > sh->sh_size ||
+	    size > sh->sh_size - (addr - sh->sh_addr))
+		return 0;
+	return sh->sh_offset <= img->rawlen &&
+	       sh->sh_offset + (addr - sh->sh_addr) + size <= img->rawlen;
+}
+
+/* The section by the symbol's index, else (a synthetic symbol) the
+ * allocated section whose addresses cover it. */
+static int find_section(const struct elf_image *img, const struct elf_sym *s,
+			GElf_Shdr *sh)
+{
+	Elf_Scn *scn;
+
+	if (s->shndx) {
+		scn = elf_getscn(img->elf, s->shndx);
+		return scn && gelf_getshdr(scn, sh) &&
+		       section_holds(img, sh, s->addr, s->size);
+	}
+	if (img->relocatable)
+		return 0;
+	for (scn = elf_nextscn(img->elf, NULL); scn;
+	     scn = elf_nextscn(img->elf, scn))
+		if (gelf_getshdr(scn, sh) && (sh->sh_flags & SHF_ALLOC) &&
+		    section_holds(img, sh, s->addr, s->size))
+			return 1;
+	return 0;
+}
+
+int elf_image_bytes(struct lk_ctx *ctx, const struct elf_image *img,
+		    const struct elf_sym *sym, const uint8_t **code)
+{
+	GElf_Shdr sh;
+
+	if (!sym->size)
+		return lk_error(ctx, LK_EINPUT,
+				"%s: function %s has no size in the symbol table",
+				img->path, sym->name);
+	if (!find_section(img, sym, &sh))
+		return lk_error(ctx, LK_EINPUT,
+				"%s: the bytes of function %s are not in the file",
+				img->path, sym->name);
+	*code = (const uint8_t *)img->raw + sh.sh_offset +
+		(sym->addr - sh.sh_addr);
+	return 0;
+}
+
+int elf_image_function(struct lk_ctx *ctx, const struct elf_image *img,
+		       const struct elf_sym *sym, struct lk_function *out)
+{
+	const uint8_t *code;
+	int ret = elf_image_bytes(ctx, img, sym, &code);
+
+	if (ret)
+		return ret;
+	memset(out, 0, sizeof(*out));
+	out->name = lk_strdup(sym->name);
+	out->addr = sym->addr;
+	out->size = sym->size;
+	out->code = lk_malloc(sym->size);
+	memcpy(out->code, code, sym->size);
+	return 0;
+}
+
+int lk_elf_function(struct lk_ctx *ctx, const char *binary, const char *name,
+		    struct lk_function *out)
+{
+	struct elf_image img;
+	const struct elf_sym *sym;
+	int ret = elf_image_open(ctx, binary, &img);
+
+	if (ret)
+		return ret;
+	sym = elf_image_find(&img, name);
+	if (sym)
+		ret = elf_image_function(ctx, &img, sym, out);
+	else
+		ret = lk_error(ctx, LK_ENOTFOUND,
+			       "%s: no function '%s' in the symbol table",
+			       binary, name);
+	elf_image_close(&img);
+	return ret;
+}
+
+void lk_function_release(struct lk_function *fn)
+{
+	if (!fn)
+		return;
+	free(fn->name);
+	free(fn->code);
+	memset(fn, 0, sizeof(*fn));
+}
