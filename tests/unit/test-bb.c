@@ -1,0 +1,281 @@
+/*
+ * bb: the decoder on hand-assembled bytes (checked against GNU as and
+ * objdump), blocks and edges of a hand-made function, the ELF lookup on
+ * this test binary itself, and the failure paths. The data-driven block
+ * cases (tests/data/blocks) run in tests/e2e/t0600-blocks.sh, which needs
+ * an assembler.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loopkit/bb.h"
+
+static struct lk_ctx ctx;
+
+static void setup(void)
+{
+	lk_ctx_init(&ctx);
+}
+
+TestSuite(bb, .init = setup);
+
+static void decode_one(const uint8_t *bytes, size_t len, uint64_t addr,
+		       struct lk_insn *insn)
+{
+	int ret = lk_decoder_x86_64()->decode(&ctx, bytes, len, addr, insn);
+
+	cr_assert_eq(ret, 0, "decode: %s", ctx.msg);
+}
+
+/* FACTS.md: Capstone 4 stops here; gcc -march=native emits it. */
+Test(bb, avx512_vextractf32x4)
+{
+	static const uint8_t bytes[] = {0x62, 0xf3, 0x7d, 0x28, 0x19, 0xca, 0x01};
+	struct lk_insn insn;
+
+	decode_one(bytes, sizeof(bytes), 0x1000, &insn);
+	cr_assert_eq(insn.len, 7);
+	cr_assert_eq(insn.kind, LK_INSN_PLAIN);
+	cr_assert_str_eq(insn.att, "vextractf32x4 $0x01, %ymm1, %xmm2");
+	cr_assert_str_eq(insn.intel, "vextractf32x4 xmm2, ymm1, 0x01");
+	lk_insn_release(&insn);
+}
+
+Test(bb, avx512_masked_zmm)
+{
+	static const uint8_t bytes[] = {0x62, 0xf1, 0xed, 0x49, 0x58, 0xd9};
+	struct lk_insn insn;
+
+	decode_one(bytes, sizeof(bytes), 0x1000, &insn);
+	cr_assert_eq(insn.len, 6);
+	cr_assert(strstr(insn.att, "vaddpd") && strstr(insn.att, "%zmm3"),
+		  "%s", insn.att);
+	cr_assert(strstr(insn.att, "{%k1}"), "%s", insn.att);
+	lk_insn_release(&insn);
+}
+
+Test(bb, kinds_and_targets)
+{
+	static const struct {
+		uint8_t bytes[8];
+		size_t len;
+		enum lk_insn_kind kind;
+		int has_target;
+		uint64_t target;
+	} cases[] = {
+		{{0xeb, 0xfe}, 2, LK_INSN_JUMP, 1, 0x1000},
+		{{0xe9, 0x00, 0x01, 0x00, 0x00}, 5, LK_INSN_JUMP, 1, 0x1105},
+		{{0x74, 0x10}, 2, LK_INSN_CJUMP, 1, 0x1012},
+		{{0xe2, 0xfe}, 2, LK_INSN_CJUMP, 1, 0x1000},       /* loop */
+		{{0xe3, 0x00}, 2, LK_INSN_CJUMP, 1, 0x1002},       /* jrcxz */
+		{{0xff, 0xe0}, 2, LK_INSN_IJUMP, 0, 0},            /* jmp *%rax */
+		{{0xe8, 0xfb, 0xff, 0xff, 0xff}, 5, LK_INSN_CALL, 1, 0x1000},
+		{{0xff, 0xd0}, 2, LK_INSN_ICALL, 0, 0},            /* call *%rax */
+		{{0xc3}, 1, LK_INSN_RET, 0, 0},
+		{{0x0f, 0x05}, 2, LK_INSN_SYSCALL, 0, 0},
+		{{0xcd, 0x80}, 2, LK_INSN_SYSCALL, 0, 0},          /* int $0x80 */
+		{{0x0f, 0x0b}, 2, LK_INSN_HALT, 0, 0},             /* ud2 */
+		{{0xf4}, 1, LK_INSN_HALT, 0, 0},                   /* hlt */
+		{{0xcc}, 1, LK_INSN_HALT, 0, 0},                   /* int3 */
+		{{0x48, 0x01, 0xd8}, 3, LK_INSN_PLAIN, 0, 0},      /* add */
+	};
+	size_t i;
+
+	for (i = 0; i < LK_ARRAY_SIZE(cases); i++) {
+		struct lk_insn insn;
+
+		decode_one(cases[i].bytes, cases[i].len, 0x1000, &insn);
+		cr_expect_eq(insn.len, cases[i].len, "case %zu", i);
+		cr_expect_eq(insn.kind, cases[i].kind, "case %zu: %s", i,
+			     insn.att);
+		cr_expect_eq(insn.has_target, cases[i].has_target, "case %zu",
+			     i);
+		if (cases[i].has_target)
+			cr_expect_eq(insn.target, cases[i].target,
+				     "case %zu: 0x%llx", i,
+				     (unsigned long long)insn.target);
+		lk_insn_release(&insn);
+	}
+}
+
+Test(bb, undecodable_bytes)
+{
+	static const uint8_t bytes[] = {0x0f, 0xff, 0xff}; /* truncated */
+	struct lk_insn insn;
+
+	cr_assert_eq(lk_decoder_x86_64()->decode(&ctx, bytes, 1, 0x40, &insn),
+		     LK_EINPUT);
+	cr_assert(strstr(ctx.msg, "0x40"), "%s", ctx.msg);
+}
+
+static void function(struct lk_function *fn, const uint8_t *code,
+		     size_t size, uint64_t addr)
+{
+	fn->name = lk_strdup("f");
+	fn->addr = addr;
+	fn->size = size;
+	fn->code = lk_malloc(size);
+	memcpy(fn->code, code, size);
+}
+
+static void expect_block(const struct lk_cfg *cfg, size_t n, uint64_t start,
+			 uint64_t end, size_t ninsns, int exits,
+			 const size_t *succ, size_t nsucc)
+{
+	const struct lk_block *b = &cfg->blocks[n];
+	size_t i;
+
+	cr_expect_eq(b->start, start, "block %zu start 0x%llx", n,
+		     (unsigned long long)b->start);
+	cr_expect_eq(b->end, end, "block %zu end 0x%llx", n,
+		     (unsigned long long)b->end);
+	cr_expect_eq(b->ninsns, ninsns, "block %zu: %zu insns", n, b->ninsns);
+	cr_expect_eq(b->exits, exits, "block %zu exits", n);
+	cr_assert_eq(b->nsucc, nsucc, "block %zu: %zu successors", n,
+		     b->nsucc);
+	for (i = 0; i < nsucc; i++)
+		cr_expect_eq(b->succ[i], succ[i], "block %zu succ %zu", n, i);
+}
+
+/*
+ *   0: b8 00 00 00 00    mov $0, %eax
+ *   5: 48 83 c0 01       add $1, %rax       <- loop
+ *   9: 48 83 f8 0a       cmp $10, %rax
+ *   d: 75 f6             jne 5
+ *   f: e8 ec 0f 00 00    call 0x402000      (outside)
+ *  14: c3                ret
+ */
+static const uint8_t small_loop[] = {
+	0xb8, 0x00, 0x00, 0x00, 0x00, 0x48, 0x83, 0xc0, 0x01, 0x48, 0x83,
+	0xf8, 0x0a, 0x75, 0xf6, 0xe8, 0xec, 0x0f, 0x00, 0x00, 0xc3};
+
+Test(bb, small_loop_blocks_and_edges)
+{
+	struct lk_function fn;
+	struct lk_cfg cfg;
+	const size_t s0[] = {1}, s1[] = {1, 2}, s2[] = {3};
+
+	function(&fn, small_loop, sizeof(small_loop), 0x401000);
+	cr_assert_eq(lk_cfg_build(&ctx, lk_decoder_x86_64(), &fn, &cfg), 0,
+		     "%s", ctx.msg);
+	cr_assert_null(fn.code, "lk_cfg_build takes the function");
+	cr_assert_eq(cfg.ninsns, 6);
+	cr_assert_eq(cfg.nblocks, 4);
+	expect_block(&cfg, 0, 0x401000, 0x401005, 1, 0, s0, 1);
+	expect_block(&cfg, 1, 0x401005, 0x40100f, 3, 0, s1, 2);
+	expect_block(&cfg, 2, 0x40100f, 0x401014, 1, 0, s2, 1);
+	expect_block(&cfg, 3, 0x401014, 0x401015, 1, 1, NULL, 0);
+	cr_expect_eq(cfg.insns[3].target, 0x401005);
+	cr_expect_eq(cfg.insns[4].target, 0x402000);
+	cr_expect_eq(lk_cfg_find(&cfg, 0x40100d), 1);
+	cr_expect_eq(lk_cfg_find(&cfg, 0x401015), -1);
+	cr_expect_eq(lk_cfg_find(&cfg, 0x400fff), -1);
+	lk_cfg_release(&cfg);
+}
+
+Test(bb, small_loop_output)
+{
+	struct lk_buf text = LK_BUF_INIT, json = LK_BUF_INIT;
+	struct lk_function fn;
+	struct lk_cfg cfg;
+
+	function(&fn, small_loop, sizeof(small_loop), 0x401000);
+	cr_assert_eq(lk_cfg_build(&ctx, lk_decoder_x86_64(), &fn, &cfg), 0);
+	lk_cfg_text(&cfg, &text);
+	lk_cfg_json(&cfg, &json);
+	cr_expect(strstr(lk_buf_str(&text),
+			 "block 1 [0x401005, 0x40100f) -> 1, 2\n"),
+		  "%s", lk_buf_str(&text));
+	cr_expect(strstr(lk_buf_str(&text), "block 3 [0x401014, 0x401015) "
+					    "-> exit\n  401014:  ret\n"));
+	cr_expect(strstr(lk_buf_str(&json),
+			 "\"start\": \"0x401005\", \"end\": \"0x40100f\""),
+		  "%s", lk_buf_str(&json));
+	cr_expect(strstr(lk_buf_str(&json),
+			 "\"successors\": [\"0x401005\", \"0x40100f\"]"));
+	cr_expect(strstr(lk_buf_str(&json), "\"jnz 0x401005\""));
+	lk_buf_release(&text);
+	lk_buf_release(&json);
+	lk_cfg_release(&cfg);
+}
+
+/* A jump out of the function is a tail call; one into the middle of an
+ * instruction has no block to go to. Both leave. */
+Test(bb, jumps_out_and_into_instructions)
+{
+	/* 0: 74 03 je 5 (mid-insn)  2: e9 f9 0f 00 00 jmp 0x1000+... */
+	static const uint8_t code[] = {0x74, 0x03, 0xe9, 0xf9, 0x0f,
+				       0x00, 0x00};
+	struct lk_function fn;
+	struct lk_cfg cfg;
+	const size_t s0[] = {1};
+
+	function(&fn, code, sizeof(code), 0x1000);
+	cr_assert_eq(lk_cfg_build(&ctx, lk_decoder_x86_64(), &fn, &cfg), 0);
+	cr_assert_eq(cfg.nblocks, 2);
+	expect_block(&cfg, 0, 0x1000, 0x1002, 1, 1, s0, 1);
+	expect_block(&cfg, 1, 0x1002, 0x1007, 1, 1, NULL, 0);
+	lk_cfg_release(&cfg);
+}
+
+Test(bb, undecodable_function_fails_cleanly)
+{
+	static const uint8_t code[] = {0x90, 0x48}; /* nop, lone REX */
+	struct lk_function fn;
+	struct lk_cfg cfg;
+
+	function(&fn, code, sizeof(code), 0x1000);
+	cr_assert_eq(lk_cfg_build(&ctx, lk_decoder_x86_64(), &fn, &cfg),
+		     LK_EINPUT);
+	cr_assert(strstr(ctx.msg, "f+0x1"), "%s", ctx.msg);
+	cr_assert_null(cfg.insns);
+}
+
+/* This test binary is an x86-64 ELF with a symbol table. */
+__attribute__((noinline)) int lk_test_bb_probe(int x);
+__attribute__((noinline)) int lk_test_bb_probe(int x)
+{
+	return x * 3 + 1;
+}
+
+Test(bb, elf_function_of_this_binary)
+{
+	struct lk_function fn;
+	uint64_t addr = (uint64_t)(uintptr_t)lk_test_bb_probe;
+	int ret = lk_elf_function(&ctx, "/proc/self/exe", "lk_test_bb_probe",
+				  &fn);
+
+	cr_assert_eq(ret, 0, "%s", ctx.msg);
+	cr_expect_str_eq(fn.name, "lk_test_bb_probe");
+	cr_assert_gt(fn.size, 0);
+	/* The bytes are the ones the process runs (PIE: addresses are
+	 * link-time, so only the low page offset must agree). */
+	cr_expect_eq(fn.addr & 0xfff, addr & 0xfff);
+	cr_expect_eq(memcmp(fn.code, (const void *)(uintptr_t)addr, fn.size),
+		     0);
+	lk_function_release(&fn);
+	lk_function_release(NULL);
+}
+
+Test(bb, elf_failures)
+{
+	struct lk_function fn;
+	int inlined;
+
+	cr_expect_eq(lk_elf_function(&ctx, "/nonexistent", "f", &fn),
+		     LK_EINPUT);
+	cr_expect(strstr(ctx.msg, "/nonexistent: not an x86-64 ELF"), "%s",
+		  ctx.msg);
+	cr_expect_eq(lk_elf_function(&ctx, "/proc/self/cmdline", "f", &fn),
+		     LK_EINPUT);
+	cr_expect_eq(lk_elf_function(&ctx, "/proc/self/exe", "no_such_fn",
+				     &fn),
+		     LK_ENOTFOUND);
+	cr_expect(strstr(ctx.msg, "no_such_fn"), "%s", ctx.msg);
+	/* This binary links the runtime but never calls lk_roi_begin. */
+	cr_expect_lt(lk_elf_roi_function(&ctx, "/proc/self/exe", &fn,
+					 &inlined),
+		     0);
+	cr_expect(strstr(ctx.msg, "lk_roi_begin"), "%s", ctx.msg);
+}
