@@ -1,0 +1,104 @@
+/* loopkit count: exact execution count of every basic block in the region. */
+#include <stdio.h>
+
+#include "cli.h"
+#include "loopkit/count.h"
+
+static const char usage[] =
+	"BINARY [--function NAME] [--json] [-- ARGS...]\n\n"
+	"Run BINARY under ptrace with one kernel call in the measured region\n"
+	"(LK_WARMUP=0 LK_STEPS=1 LK_REPETITIONS=1 unless --steps or\n"
+	"--repetitions say otherwise) and count how often every basic block\n"
+	"of the kernel ran between lk_roi_begin and lk_roi_end. Only the\n"
+	"blocks flow conservation cannot account for are measured. The\n"
+	"benchmark's own output goes to /dev/null, or to --output FILE.";
+
+static void print_text(const struct lk_count *c, const char *binary)
+{
+	static const char *const via[] = {"derived", "int3", "hwbp"};
+	size_t b, nmeasured = 0;
+
+	for (b = 0; b < c->cfg.nblocks; b++)
+		nmeasured += c->via[b] != LK_COUNT_DERIVED;
+	printf("function %s in %s: %zu blocks, %zu measured, %llu traps, "
+	       "%llu region%s, %.3f s\n",
+	       c->cfg.fn.name, binary, c->cfg.nblocks, nmeasured,
+	       (unsigned long long)c->traps, (unsigned long long)c->regions,
+	       c->regions == 1 ? "" : "s", c->seconds);
+	for (b = 0; b < c->cfg.nblocks; b++)
+		printf("0x%-10llx %14llu  %s\n",
+		       (unsigned long long)c->cfg.blocks[b].start,
+		       (unsigned long long)c->counts[b], via[c->via[b]]);
+}
+
+static int count(struct lk_ctx *ctx, const struct lk_count_opts *opts,
+		 int json)
+{
+	struct lk_count c;
+	struct lk_buf out = LK_BUF_INIT;
+	int ret = lk_count_run(ctx, opts, &c);
+
+	if (ret)
+		return ret;
+	if (c.inlined && !opts->function)
+		fprintf(stderr, "loopkit: note: nothing is called between the "
+				"region markers (the kernel was inlined); "
+				"counting %s, which holds them\n",
+			c.cfg.fn.name);
+	if (json) {
+		lk_count_json(&c, &out);
+		fputs(lk_buf_str(&out), stdout);
+	} else {
+		print_text(&c, opts->binary);
+	}
+	lk_buf_release(&out);
+	lk_count_release(&c);
+	if (fflush(stdout))
+		return lk_error_errno(ctx, "writing the counts");
+	return 0;
+}
+
+int cmd_count(int argc, char **argv)
+{
+	struct lk_count_opts opts = {0};
+	long timeout = 0;
+	int json = 0, first, ret;
+	const struct lk_opt table[] = {
+		{'f', "function", LK_OPT_STRING, &opts.function, "NAME",
+		 "this function (default: the measured kernel)"},
+		{0, "json", LK_OPT_BOOL, &json, NULL,
+		 "a JSON array of {start, end, count, measured, via}"},
+		{0, "steps", LK_OPT_LONG, &opts.steps, "N",
+		 "kernel calls per sample (default 1)"},
+		{0, "repetitions", LK_OPT_LONG, &opts.repetitions, "N",
+		 "samples, each a region (default 1)"},
+		{0, "timeout", LK_OPT_LONG, &timeout, "SECONDS",
+		 "kill the benchmark after this long (default 600)"},
+		{'o', "output", LK_OPT_STRING, &opts.output, "FILE",
+		 "the benchmark's stdout and stderr (default /dev/null)"},
+		{0, "all-blocks", LK_OPT_BOOL, &opts.no_derive, NULL,
+		 "measure every block, derive none"},
+		{0, "no-hwbp", LK_OPT_BOOL, &opts.no_hwbp, NULL,
+		 "int3 breakpoints only, no hardware counters"},
+		LK_OPT_END};
+	struct lk_ctx ctx;
+
+	first = lk_opts_parse("count", usage, table, argc, argv);
+	if (first < 0)
+		return first == -1 ? 0 : 2;
+	if (first >= argc)
+		return lk_cli_usage_error("count", "name a BINARY");
+	if (opts.steps < 0 || opts.repetitions < 0 || timeout < 0)
+		return lk_cli_usage_error("count", "negative number");
+	opts.binary = argv[first];
+	opts.args = argv + first + 1;
+	opts.timeout = (double)timeout;
+	lk_ctx_init(&ctx);
+	ctx.verbose = lk_cli_verbose;
+	ret = count(&ctx, &opts, json);
+	if (ret == LK_ENOTFOUND) {
+		fprintf(stderr, "loopkit: error: %s\n", ctx.msg);
+		return 2;
+	}
+	return ret ? lk_cli_fail(&ctx) : 0;
+}
