@@ -182,22 +182,24 @@ int lk_elf_roi_function(struct lk_ctx *ctx, const char *binary,
 	if (ret)
 		return ret;
 	ret = roi_markers(ctx, &roi);
-	for (i = 0; !ret && i < img.nsyms; i++) {
-		/* Aliases share an address: look at each address once. */
-		if (i && img.syms[i].addr == img.syms[i - 1].addr)
-			continue;
-		if (!holder_cfg(&roi, &img.syms[i], &holder))
-			continue;
-		ret = pick(ctx, &roi, &holder, out, inlined);
-		lk_cfg_release(&holder);
-		elf_image_close(&img);
-		return ret;
-	}
-	if (!ret)
+	if (ret)
+		goto out;
+	/* The first function (by address) that calls the marker; aliases
+	 * share an address, so each address is looked at once. */
+	for (i = 0; i < img.nsyms; i++)
+		if ((!i || img.syms[i].addr != img.syms[i - 1].addr) &&
+		    holder_cfg(&roi, &img.syms[i], &holder))
+			break;
+	if (i == img.nsyms) {
 		ret = lk_error(ctx, LK_ENOTFOUND,
 			       "%s: no function calls lk_roi_begin; name the "
 			       "function with --function",
 			       binary);
+		goto out;
+	}
+	ret = pick(ctx, &roi, &holder, out, inlined);
+	lk_cfg_release(&holder);
+out:
 	elf_image_close(&img);
 	return ret;
 }

@@ -83,8 +83,7 @@ int cmd_blocks(int argc, char **argv)
 	if (ret == LK_ENOTFOUND) {
 		/* A missing function is the user's input, not a failure. */
 		fprintf(stderr, "loopkit: error: %s%s\n", ctx.msg,
-			name ? " (list them with 'nm BINARY'; pick one with "
-			       "--function)" : "");
+			name ? " (see 'nm BINARY' for the names)" : "");
 		return 2;
 	}
 	return ret ? lk_cli_fail(&ctx) : 0;
