@@ -45,6 +45,9 @@ const struct elf_sym *elf_image_at(const struct elf_image *img,
  * in it (no size, a NOBITS section, a truncated file). */
 int elf_image_bytes(struct lk_ctx *ctx, const struct elf_image *img,
 		    const struct elf_sym *sym, const uint8_t **code);
+/* The PLT entry through which the file calls the shared object's
+ * function 'name' (.plt.sec or .plt), or 0. */
+uint64_t elf_image_plt(const struct elf_image *img, const char *name);
 /* Copy sym into a struct lk_function. */
 int elf_image_function(struct lk_ctx *ctx, const struct elf_image *img,
 		       const struct elf_sym *sym, struct lk_function *out);

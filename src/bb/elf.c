@@ -278,3 +278,85 @@ void lk_function_release(struct lk_function *fn)
 	free(fn->code);
 	memset(fn, 0, sizeof(*fn));
 }
+
+/* The GOT slot the PLT jumps through for 'name': a JUMP_SLOT relocation
+ * of .rela.plt against it. 0 if there is none. */
+static uint64_t got_slot(const struct elf_image *img, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(img->elf, scn))) {
+		Elf_Data *data = elf_getdata(scn, NULL);
+		Elf_Scn *symscn;
+		GElf_Shdr symsh;
+		size_t i;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA ||
+		    !data || !sh.sh_entsize ||
+		    !(symscn = elf_getscn(img->elf, sh.sh_link)) ||
+		    !gelf_getshdr(symscn, &symsh))
+			continue;
+		for (i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Rela r;
+			GElf_Sym st;
+			const char *s;
+
+			if (!gelf_getrela(data, (int)i, &r) ||
+			    GELF_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT ||
+			    !gelf_getsym(elf_getdata(symscn, NULL),
+					 (int)GELF_R_SYM(r.r_info), &st))
+				continue;
+			s = elf_strptr(img->elf, symsh.sh_link, st.st_name);
+			if (s && !strcmp(s, name))
+				return r.r_offset;
+		}
+	}
+	return 0;
+}
+
+/* A 16-byte PLT entry of sh holding "jmp *slot(%rip)" (ff 25 rel32, maybe
+ * after bnd or endbr64). */
+static uint64_t plt_entry(const struct elf_image *img, const GElf_Shdr *sh,
+			  uint64_t slot)
+{
+	const uint8_t *code = (const uint8_t *)img->raw + sh->sh_offset;
+	uint64_t k;
+
+	if (!section_holds(img, sh, sh->sh_addr, sh->sh_size))
+		return 0;
+	for (k = 0; k + 6 <= sh->sh_size; k++) {
+		int32_t rel;
+
+		if (code[k] != 0xff || code[k + 1] != 0x25)
+			continue;
+		memcpy(&rel, code + k + 2, 4);
+		if (sh->sh_addr + k + 6 + (uint64_t)(int64_t)rel == slot)
+			return sh->sh_addr + (k & ~(uint64_t)15);
+	}
+	return 0;
+}
+
+uint64_t elf_image_plt(const struct elf_image *img, const char *name)
+{
+	uint64_t slot = img->relocatable ? 0 : got_slot(img, name);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Shdr sh;
+
+	if (!slot || elf_getshdrstrndx(img->elf, &shstrndx))
+		return 0;
+	/* With IBT the calls go to .plt.sec; without, to .plt. */
+	while ((scn = elf_nextscn(img->elf, scn))) {
+		const char *s;
+		uint64_t entry;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
+			continue;
+		s = elf_strptr(img->elf, shstrndx, sh.sh_name);
+		if (s && (!strcmp(s, ".plt.sec") || !strcmp(s, ".plt")) &&
+		    (entry = plt_entry(img, &sh, slot)))
+			return entry;
+	}
+	return 0;
+}

@@ -1,7 +1,8 @@
 /*
  * The measured kernel of a benchmark: the function LK_MEASURE calls
- * between lk_roi_begin() and lk_roi_end() (rt/lkrt.h). The runtime is
- * linked statically, so the markers are reached by direct calls.
+ * between lk_roi_begin() and lk_roi_end() (rt/lkrt.h). The markers are
+ * reached by direct calls: to themselves when the runtime is linked
+ * statically (liblkrt.a), to their PLT entries when it is shared.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -140,19 +141,25 @@ static int holder_cfg(const struct roi *roi, const struct elf_sym *sym,
 	return 0;
 }
 
+/* Where calls to the marker go: the function itself when the runtime is
+ * linked statically, its PLT entry when it is a shared object. */
+static uint64_t marker(const struct elf_image *img, const char *name)
+{
+	const struct elf_sym *s = elf_image_find(img, name);
+
+	return s ? s->addr : elf_image_plt(img, name);
+}
+
 static int roi_markers(struct lk_ctx *ctx, struct roi *roi)
 {
-	const struct elf_sym *b = elf_image_find(roi->img, "lk_roi_begin");
-	const struct elf_sym *e = elf_image_find(roi->img, "lk_roi_end");
-
-	if (!b || !e)
+	roi->begin = marker(roi->img, "lk_roi_begin");
+	roi->end = marker(roi->img, "lk_roi_end");
+	if (!roi->begin || !roi->end)
 		return lk_error(ctx, LK_ENOTFOUND,
 				"%s: no lk_roi_begin/lk_roi_end in the symbol "
 				"table (not an LK_MEASURE benchmark?); name "
 				"the function with --function",
 				roi->img->path);
-	roi->begin = b->addr;
-	roi->end = e->addr;
 	return 0;
 }
 

@@ -70,6 +70,11 @@ for k in triad dot; do
 	fi
 done
 
+# A runtime linked as a shared object: the markers are PLT entries.
+gcc -shared -fPIC -O2 -I rt -D_GNU_SOURCE -o "$TMPD/liblkrt.so" rt/*.c -lm
+gcc -O2 -I rt -o "$TMPD/triad-so" examples/run/triad.c -L"$TMPD" -llkrt -lm
+check_kernel "$TMPD/triad-so" triad
+
 # An inlined kernel: the function holding the markers, with a note.
 cat >"$TMPD/inl.c" <<'C'
 #include <lkrt.h>
