@@ -138,8 +138,9 @@ static int decode_x86_64(struct lk_ctx *ctx, const uint8_t *code, size_t len,
 	out->kind = classify(&zi, direct);
 	/* Only jumps and calls carry a target; a relative operand on
 	 * anything else (xbegin) does not change the flow we model. */
-	if (direct && (out->kind == LK_INSN_JUMP || out->kind == LK_INSN_CJUMP ||
-		       out->kind == LK_INSN_CALL)) {
+	if (direct &&
+	    (out->kind == LK_INSN_JUMP || out->kind == LK_INSN_CJUMP ||
+	     out->kind == LK_INSN_CALL)) {
 		out->has_target = 1;
 		out->target = target;
 	}

@@ -24,7 +24,8 @@ static int check_header(struct lk_ctx *ctx, struct elf_image *img)
 
 	if (elf_kind(img->elf) != ELF_K_ELF)
 		return not_x86_64(ctx, img->path, "no ELF header");
-	if (gelf_getclass(img->elf) != ELFCLASS64 || !gelf_getehdr(img->elf, &eh))
+	if (gelf_getclass(img->elf) != ELFCLASS64 ||
+	    !gelf_getehdr(img->elf, &eh))
 		return not_x86_64(ctx, img->path, "not 64-bit");
 	if (eh.e_machine != EM_X86_64)
 		return not_x86_64(ctx, img->path, "another machine");
@@ -110,7 +111,8 @@ int elf_image_open(struct lk_ctx *ctx, const char *path,
 	img->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (img->fd < 0) {
 		ret = lk_error(ctx, LK_EINPUT,
-			       "%s: not an x86-64 ELF file (cannot open it: %s)",
+			       "%s: not an x86-64 ELF file "
+			       "(cannot open it: %s)",
 			       path, strerror(errno));
 		goto fail;
 	}
@@ -222,11 +224,13 @@ int elf_image_bytes(struct lk_ctx *ctx, const struct elf_image *img,
 
 	if (!sym->size)
 		return lk_error(ctx, LK_EINPUT,
-				"%s: function %s has no size in the symbol table",
+				"%s: function %s has no size in the "
+				"symbol table",
 				img->path, sym->name);
 	if (!find_section(img, sym, &sh))
 		return lk_error(ctx, LK_EINPUT,
-				"%s: the bytes of function %s are not in the file",
+				"%s: the bytes of function %s are not in "
+				"the file",
 				img->path, sym->name);
 	*code = (const uint8_t *)img->raw + sh.sh_offset +
 		(sym->addr - sh.sh_addr);

@@ -31,7 +31,8 @@ static void decode_one(const uint8_t *bytes, size_t len, uint64_t addr,
 /* FACTS.md: Capstone 4 stops here; gcc -march=native emits it. */
 Test(bb, avx512_vextractf32x4)
 {
-	static const uint8_t bytes[] = {0x62, 0xf3, 0x7d, 0x28, 0x19, 0xca, 0x01};
+	static const uint8_t bytes[] = {0x62, 0xf3, 0x7d, 0x28,
+					0x19, 0xca, 0x01};
 	struct lk_insn insn;
 
 	decode_one(bytes, sizeof(bytes), 0x1000, &insn);
@@ -67,18 +68,18 @@ Test(bb, kinds_and_targets)
 		{{0xeb, 0xfe}, 2, LK_INSN_JUMP, 1, 0x1000},
 		{{0xe9, 0x00, 0x01, 0x00, 0x00}, 5, LK_INSN_JUMP, 1, 0x1105},
 		{{0x74, 0x10}, 2, LK_INSN_CJUMP, 1, 0x1012},
-		{{0xe2, 0xfe}, 2, LK_INSN_CJUMP, 1, 0x1000},       /* loop */
-		{{0xe3, 0x00}, 2, LK_INSN_CJUMP, 1, 0x1002},       /* jrcxz */
-		{{0xff, 0xe0}, 2, LK_INSN_IJUMP, 0, 0},            /* jmp *%rax */
+		{{0xe2, 0xfe}, 2, LK_INSN_CJUMP, 1, 0x1000}, /* loop */
+		{{0xe3, 0x00}, 2, LK_INSN_CJUMP, 1, 0x1002}, /* jrcxz */
+		{{0xff, 0xe0}, 2, LK_INSN_IJUMP, 0, 0}, /* jmp *%rax */
 		{{0xe8, 0xfb, 0xff, 0xff, 0xff}, 5, LK_INSN_CALL, 1, 0x1000},
-		{{0xff, 0xd0}, 2, LK_INSN_ICALL, 0, 0},            /* call *%rax */
+		{{0xff, 0xd0}, 2, LK_INSN_ICALL, 0, 0}, /* call *%rax */
 		{{0xc3}, 1, LK_INSN_RET, 0, 0},
 		{{0x0f, 0x05}, 2, LK_INSN_SYSCALL, 0, 0},
-		{{0xcd, 0x80}, 2, LK_INSN_SYSCALL, 0, 0},          /* int $0x80 */
-		{{0x0f, 0x0b}, 2, LK_INSN_HALT, 0, 0},             /* ud2 */
-		{{0xf4}, 1, LK_INSN_HALT, 0, 0},                   /* hlt */
-		{{0xcc}, 1, LK_INSN_HALT, 0, 0},                   /* int3 */
-		{{0x48, 0x01, 0xd8}, 3, LK_INSN_PLAIN, 0, 0},      /* add */
+		{{0xcd, 0x80}, 2, LK_INSN_SYSCALL, 0, 0}, /* int $0x80 */
+		{{0x0f, 0x0b}, 2, LK_INSN_HALT, 0, 0}, /* ud2 */
+		{{0xf4}, 1, LK_INSN_HALT, 0, 0}, /* hlt */
+		{{0xcc}, 1, LK_INSN_HALT, 0, 0}, /* int3 */
+		{{0x48, 0x01, 0xd8}, 3, LK_INSN_PLAIN, 0, 0}, /* add */
 	};
 	size_t i;
 
