@@ -31,7 +31,8 @@ static const struct command commands[] = {
 	{"blocks", cmd_blocks, 0,
 	 "basic blocks and CFG of a function of an x86-64 binary"},
 	{"count", cmd_count, 0,
-	 "exact execution count of every basic block inside the measured region"},
+	 "exact execution count of every basic block inside the measured "
+	 "region"},
 	{"check", cmd_check, 0,
 	 "what this build and this machine can do"},
 };
