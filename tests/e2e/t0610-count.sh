@@ -19,6 +19,11 @@ build dot examples/run/dot.c -DN=1000
 build branchy tests/data/count/branchy.c -DN=100 -DM=10 -fno-tree-vectorize
 build nopie tests/data/count/branchy.c -DN=64 -DM=3 -no-pie \
 	-fno-tree-vectorize
+# The runtime as a shared object: the markers are PLT entries.
+$cc -shared -fPIC -O2 -Irt -D_GNU_SOURCE -o "$TMPD/liblkrt.so" rt/*.c -lm
+$cc -O2 -g -Irt -DN=100 -DM=10 -fno-tree-vectorize \
+	tests/data/count/branchy.c -L"$TMPD" -llkrt -Wl,-rpath,"$TMPD" -lm \
+	-o "$TMPD/shared"
 
 "$LOOPKIT" count "$TMPD/triad" >/dev/null 2>"$TMPD/err" || {
 	cat "$TMPD/err"
@@ -67,7 +72,7 @@ print("%s: %d blocks agree, %d measured" % (
 PY
 }
 
-for k in triad triad-scalar dot branchy nopie; do
+for k in triad triad-scalar dot branchy nopie shared; do
 	callgrind "$TMPD/$k"
 	compare "$TMPD/$k"
 	compare "$TMPD/$k" --no-hwbp
