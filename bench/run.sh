@@ -100,3 +100,7 @@ if [ -f "$here/memprof-parse.sh" ]; then
 	echo "== memprof: trace parsing speed"
 	O=$(dirname "$loopkit") sh "$here/memprof-parse.sh"
 fi
+
+echo
+echo "== count: loopkit count against gdb breakpoint counting"
+sh "$here/count-vs-gdb.sh" "$loopkit" || echo "count-vs-gdb: failed"
