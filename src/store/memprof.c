@@ -33,11 +33,12 @@ static int insert_run(struct lk_ctx *ctx, struct lk_store *s,
 	return ret;
 }
 
-static int bind_func(sqlite3_stmt *st, int64_t run,
-		     const struct lk_memprof_func_rec *f)
+static int bind_func(sqlite3_stmt *st, size_t i, const void *rows)
 {
-	return sqlite3_bind_int64(st, 1, run) ||
-	       store_bind_text(st, 2, f->name) ||
+	const struct lk_memprof_func_rec *f =
+		(const struct lk_memprof_func_rec *)rows + i;
+
+	return store_bind_text(st, 2, f->name) ||
 	       sqlite3_bind_int64(st, 3, f->calls) ||
 	       sqlite3_bind_double(st, 4, f->total) ||
 	       sqlite3_bind_double(st, 5, f->self) ||
@@ -50,24 +51,22 @@ static int bind_func(sqlite3_stmt *st, int64_t run,
 				  sqlite3_bind_null(st, 11));
 }
 
+static const char *func_name(size_t i, const void *rows)
+{
+	return ((const struct lk_memprof_func_rec *)rows)[i].name;
+}
+
 static int insert_funcs(struct lk_ctx *ctx, struct lk_store *s, int64_t run,
 			const struct lk_memprof_rec *r)
 {
-	sqlite3_stmt *st = NULL;
-	size_t i;
-	int ret = store_prepare(ctx, s, "INSERT INTO memprof_functions"
-				" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
-				" ?10, ?11)", &st);
+	char owner[48];
+	struct store_rows rows = {
+		"INSERT INTO memprof_functions VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
+		" ?7, ?8, ?9, ?10, ?11)", run, owner, "function", r->funcs,
+		r->nfuncs, bind_func, func_name};
 
-	for (i = 0; !ret && i < r->nfuncs; i++) {
-		if (bind_func(st, run, &r->funcs[i]) ||
-		    sqlite3_step(st) != SQLITE_DONE)
-			ret = store_fail(ctx, s, "cannot store function %s",
-					 r->funcs[i].name);
-		sqlite3_reset(st);
-	}
-	sqlite3_finalize(st);
-	return ret;
+	snprintf(owner, sizeof(owner), "memprof run %lld", (long long)run);
+	return store_insert_rows(ctx, s, &rows);
 }
 
 int lk_store_memprof_put(struct lk_ctx *ctx, struct lk_store *s,

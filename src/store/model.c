@@ -79,27 +79,31 @@ out:
 	return ret;
 }
 
+static int bind_param(sqlite3_stmt *st, size_t i, const void *rows)
+{
+	const struct lk_param *p = (const struct lk_param *)rows + i;
+
+	return sqlite3_bind_int64(st, 2, (int64_t)i) ||
+	       store_bind_text(st, 3, p->name) ||
+	       store_bind_text(st, 4, p->value);
+}
+
+static const char *param_name(size_t i, const void *rows)
+{
+	return ((const struct lk_param *)rows)[i].name;
+}
+
 static int insert_params(struct lk_ctx *ctx, struct lk_store *s,
 			 int64_t variant, const struct lk_variant_rec *v)
 {
-	sqlite3_stmt *st = NULL;
-	size_t i;
-	int ret = store_prepare(ctx, s, "INSERT INTO variant_params"
-				" (variant_id, position, name, value)"
-				" VALUES (?1, ?2, ?3, ?4)", &st);
+	char *owner = lk_asprintf("variant %s", v->hash);
+	struct store_rows rows = {
+		"INSERT INTO variant_params (variant_id, position, name, value)"
+		" VALUES (?1, ?2, ?3, ?4)", variant, owner, "parameter",
+		v->params, v->nparams, bind_param, param_name};
+	int ret = store_insert_rows(ctx, s, &rows);
 
-	for (i = 0; !ret && i < v->nparams; i++) {
-		if (sqlite3_bind_int64(st, 1, variant) ||
-		    sqlite3_bind_int64(st, 2, (int64_t)i) ||
-		    store_bind_text(st, 3, v->params[i].name) ||
-		    store_bind_text(st, 4, v->params[i].value) ||
-		    sqlite3_step(st) != SQLITE_DONE)
-			ret = store_fail(ctx, s, "cannot store parameter %s "
-					 "of variant %s", v->params[i].name,
-					 v->hash);
-		sqlite3_reset(st);
-	}
-	sqlite3_finalize(st);
+	free(owner);
 	return ret;
 }
 

@@ -63,75 +63,38 @@ out:
 }
 
 /*
- * The hot loop of the store: one statement prepared once, run_id bound
- * once, the strings bound without a copy.
+ * The hot loop of the store (a run can have ~10,000 samples): one
+ * statement prepared once, the strings bound without a copy.
  */
-static int insert_samples(struct lk_ctx *ctx, struct lk_store *s,
-			  int64_t run, const struct lk_run_rec *r)
+static int bind_sample(sqlite3_stmt *st, size_t i, const void *rows)
 {
-	sqlite3_stmt *st = NULL;
-	size_t i;
-	int ret = store_prepare(ctx, s, "INSERT INTO samples (run_id, process,"
-				" attempt, region, idx, steps, metric, raw,"
-				" value) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
-				" ?8, ?9)", &st);
+	const struct lk_sample_rec *x = (const struct lk_sample_rec *)rows + i;
 
-	if (!ret && sqlite3_bind_int64(st, 1, run))
-		ret = store_fail(ctx, s, "cannot bind run %lld",
-				 (long long)run);
-	for (i = 0; !ret && i < r->nsamples; i++) {
-		const struct lk_sample_rec *x = &r->samples[i];
-
-		if (sqlite3_bind_int(st, 2, x->process) ||
-		    sqlite3_bind_int(st, 3, x->attempt) ||
-		    store_bind_text(st, 4, x->region) ||
-		    sqlite3_bind_int64(st, 5, x->idx) ||
-		    sqlite3_bind_int64(st, 6, x->steps) ||
-		    store_bind_text(st, 7, x->metric) ||
-		    sqlite3_bind_double(st, 8, x->raw) ||
-		    sqlite3_bind_double(st, 9, x->value) ||
-		    sqlite3_step(st) != SQLITE_DONE)
-			ret = store_fail(ctx, s, "cannot store sample %zu of "
-					 "run %lld", i, (long long)run);
-		sqlite3_reset(st);
-	}
-	sqlite3_finalize(st);
-	return ret;
+	return sqlite3_bind_int(st, 2, x->process) ||
+	       sqlite3_bind_int(st, 3, x->attempt) ||
+	       store_bind_text(st, 4, x->region) ||
+	       sqlite3_bind_int64(st, 5, x->idx) ||
+	       sqlite3_bind_int64(st, 6, x->steps) ||
+	       store_bind_text(st, 7, x->metric) ||
+	       sqlite3_bind_double(st, 8, x->raw) ||
+	       sqlite3_bind_double(st, 9, x->value);
 }
 
-static int insert_infos(struct lk_ctx *ctx, struct lk_store *s, int64_t run,
-			const struct lk_run_rec *r)
+static int bind_info(sqlite3_stmt *st, size_t i, const void *rows)
 {
-	sqlite3_stmt *st = NULL;
-	size_t i;
-	int ret = store_prepare(ctx, s, "INSERT INTO run_info (run_id,"
-				" process, attempt, key, value)"
-				" VALUES (?1, ?2, ?3, ?4, ?5)", &st);
+	const struct lk_info_rec *x = (const struct lk_info_rec *)rows + i;
 
-	if (!ret && sqlite3_bind_int64(st, 1, run))
-		ret = store_fail(ctx, s, "cannot bind run %lld",
-				 (long long)run);
-	for (i = 0; !ret && i < r->ninfos; i++) {
-		const struct lk_info_rec *x = &r->infos[i];
-
-		if (sqlite3_bind_int(st, 2, x->process) ||
-		    sqlite3_bind_int(st, 3, x->attempt) ||
-		    store_bind_text(st, 4, x->key) ||
-		    store_bind_text(st, 5, x->value) ||
-		    sqlite3_step(st) != SQLITE_DONE)
-			ret = store_fail(ctx, s, "cannot store info %s of "
-					 "run %lld", x->key ? x->key : "(null)",
-					 (long long)run);
-		sqlite3_reset(st);
-	}
-	sqlite3_finalize(st);
-	return ret;
+	return sqlite3_bind_int(st, 2, x->process) ||
+	       sqlite3_bind_int(st, 3, x->attempt) ||
+	       store_bind_text(st, 4, x->key) ||
+	       store_bind_text(st, 5, x->value);
 }
 
-static int bind_result(sqlite3_stmt *st, size_t position,
-		       const struct lk_result_rec *x)
+static int bind_result(sqlite3_stmt *st, size_t i, const void *rows)
 {
-	return sqlite3_bind_int64(st, 2, (int64_t)position) ||
+	const struct lk_result_rec *x = (const struct lk_result_rec *)rows + i;
+
+	return sqlite3_bind_int64(st, 2, (int64_t)i) ||
 	       store_bind_text(st, 3, x->region) ||
 	       store_bind_text(st, 4, x->metric) ||
 	       store_bind_text(st, 5, x->source) ||
@@ -145,30 +108,40 @@ static int bind_result(sqlite3_stmt *st, size_t position,
 	       sqlite3_bind_int(st, 12, !!x->primary);
 }
 
-static int insert_results(struct lk_ctx *ctx, struct lk_store *s,
-			  int64_t run, const struct lk_run_rec *r)
+static const char *info_name(size_t i, const void *rows)
 {
-	sqlite3_stmt *st = NULL;
-	size_t i;
-	int ret = store_prepare(ctx, s, "INSERT INTO results (run_id, position,"
-				" region, metric, source, unit, value,"
-				" reducer, n, spread, flags, is_primary)"
-				" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
-				" ?10, ?11, ?12)", &st);
+	return ((const struct lk_info_rec *)rows)[i].key;
+}
 
-	if (!ret && sqlite3_bind_int64(st, 1, run))
-		ret = store_fail(ctx, s, "cannot bind run %lld",
-				 (long long)run);
-	for (i = 0; !ret && i < r->nresults; i++) {
-		if (bind_result(st, i, &r->results[i]) ||
-		    sqlite3_step(st) != SQLITE_DONE)
-			ret = store_fail(ctx, s, "cannot store result %s of "
-					 "run %lld", r->results[i].metric ?
-					 r->results[i].metric : "(null)",
-					 (long long)run);
-		sqlite3_reset(st);
-	}
-	sqlite3_finalize(st);
+static const char *result_name(size_t i, const void *rows)
+{
+	return ((const struct lk_result_rec *)rows)[i].metric;
+}
+
+static int insert_rows(struct lk_ctx *ctx, struct lk_store *s, int64_t run,
+		       const struct lk_run_rec *r)
+{
+	char owner[48];
+	struct store_rows rows[] = {
+		{"INSERT INTO samples (run_id, process, attempt, region, idx,"
+		 " steps, metric, raw, value) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
+		 " ?7, ?8, ?9)", run, owner, "sample", r->samples,
+		 r->nsamples, bind_sample, NULL},
+		{"INSERT INTO run_info (run_id, process, attempt, key, value)"
+		 " VALUES (?1, ?2, ?3, ?4, ?5)", run, owner, "info", r->infos,
+		 r->ninfos, bind_info, info_name},
+		{"INSERT INTO results (run_id, position, region, metric,"
+		 " source, unit, value, reducer, n, spread, flags, is_primary)"
+		 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+		 run, owner, "result", r->results, r->nresults, bind_result,
+		 result_name},
+	};
+	size_t i;
+	int ret = 0;
+
+	snprintf(owner, sizeof(owner), "run %lld", (long long)run);
+	for (i = 0; !ret && i < LK_ARRAY_SIZE(rows); i++)
+		ret = store_insert_rows(ctx, s, &rows[i]);
 	return ret;
 }
 
@@ -189,11 +162,7 @@ int lk_store_run_put(struct lk_ctx *ctx, struct lk_store *s,
 	if (!ret)
 		ret = insert_run(ctx, s, r, &run);
 	if (!ret)
-		ret = insert_samples(ctx, s, run, r);
-	if (!ret)
-		ret = insert_infos(ctx, s, run, r);
-	if (!ret)
-		ret = insert_results(ctx, s, run, r);
+		ret = insert_rows(ctx, s, run, r);
 	if (!ret)
 		ret = store_commit(ctx, s);
 	if (ret) {

@@ -63,6 +63,26 @@ int store_bind_id(sqlite3_stmt *st, int i, int64_t id);
  */
 int store_step_id(struct lk_ctx *ctx, struct lk_store *s, sqlite3_stmt *st,
 		  const char *what, int64_t *id);
+/*
+ * A batch of rows inserted with one prepared statement: ?1 is bound once
+ * to owner_id (the run or variant they belong to), bind(st, i, rows)
+ * binds row i from ?2 on. A failure says "cannot store <what> <name> of
+ * <owner>", name(i, rows) naming the row (NULL: its index).
+ */
+struct store_rows {
+	const char *sql;
+	int64_t owner_id;
+	const char *owner;      /* "run 12", "variant 3f2a..." */
+	const char *what;       /* "sample", "parameter", ... */
+	const void *rows;
+	size_t n;
+	int (*bind)(sqlite3_stmt *st, size_t i, const void *rows);
+	const char *(*name)(size_t i, const void *rows);
+};
+
+/* The caller holds the transaction. */
+int store_insert_rows(struct lk_ctx *ctx, struct lk_store *s,
+		      const struct store_rows *r);
 /* Run a "SELECT count(*) ... ?1" with ?1 bound to key. */
 int store_count(struct lk_ctx *ctx, struct lk_store *s, const char *sql,
 		int64_t key, long *n);

@@ -109,6 +109,36 @@ out:
 	return ret;
 }
 
+static int row_failed(struct lk_ctx *ctx, struct lk_store *s,
+		      const struct store_rows *r, size_t i)
+{
+	const char *name = r->name ? r->name(i, r->rows) : NULL;
+
+	if (r->name)
+		return store_fail(ctx, s, "cannot store %s %s of %s", r->what,
+				  name ? name : "(null)", r->owner);
+	return store_fail(ctx, s, "cannot store %s %zu of %s", r->what, i,
+			  r->owner);
+}
+
+int store_insert_rows(struct lk_ctx *ctx, struct lk_store *s,
+		      const struct store_rows *r)
+{
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	int ret = store_prepare(ctx, s, r->sql, &st);
+
+	if (!ret && sqlite3_bind_int64(st, 1, r->owner_id))
+		ret = store_fail(ctx, s, "cannot bind %s", r->owner);
+	for (i = 0; !ret && i < r->n; i++) {
+		if (r->bind(st, i, r->rows) || sqlite3_step(st) != SQLITE_DONE)
+			ret = row_failed(ctx, s, r, i);
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
 char *store_column_dup(sqlite3_stmt *st, int i)
 {
 	const unsigned char *text = sqlite3_column_text(st, i);
