@@ -142,6 +142,11 @@ static const char *launch_status(const struct lk_proc_result *r,
 		*reason = lk_strdup("result stream ended early");
 		return "crashed";
 	}
+	if (!o->nregions) {
+		*reason = lk_strdup("nothing measured: the program never "
+				    "reached LK_MEASURE");
+		return "failed";
+	}
 	return NULL;
 }
 

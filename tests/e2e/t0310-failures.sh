@@ -36,3 +36,10 @@ set +e
 set -e
 grep -q '0 measured now, 5 stored earlier' err2 || fail "no silent retry"
 [ "$(sqlite3 $db "select count(*) from runs")" -eq 5 ] || fail "still 5 runs"
+
+# A program that never measures anything is a failure, not an empty ok.
+set +e
+"$LOOPKIT" run -q -o nm nomeasure.c >out 2>&1; rc=$?
+set -e
+[ $rc -eq 1 ] || fail "nothing measured: exit 1, got $rc"
+grep -q 'failed: nothing measured' out || { cat out; fail "reason shown"; }
