@@ -129,6 +129,10 @@ int lk_build_key(struct lk_ctx *ctx, const struct lk_build_spec *spec,
 int lk_build(struct lk_ctx *ctx, struct lk_store *s,
 	     const struct lk_build_spec *spec, struct lk_build_rec *b);
 
+/* The first line of a compiler's output that says what went wrong, with
+ * its file:line ("x.c:3:7: error: ..."), or NULL. */
+LK_GIVE char *lk_compiler_error(const char *log);
+
 /* ---- Running. ---- */
 
 struct lk_run_opts {

@@ -81,11 +81,11 @@ static int compile(struct lk_ctx *ctx, const char *source, char **cflags,
 	o.argv = (const char *const *)argv.v;
 	ret = lk_proc_run(ctx, &o, &r);
 	if (!ret && !lk_proc_ok(&r)) {
-		const char *err = strstr(r.out, "error:");
+		char *err = lk_compiler_error(r.out);
 
-		ret = lk_error(ctx, LK_EINPUT, "%s: compile failed: %.*s",
-			       source, err ? (int)strcspn(err, "\n") : 40,
-			       err ? err : r.out);
+		ret = lk_error(ctx, LK_EINPUT, "%s: compile failed%s%s",
+			       source, err ? ": " : "", err ? err : "");
+		free(err);
 	}
 	lk_proc_result_release(&r);
 	lk_strv_release(&argv);
@@ -173,6 +173,9 @@ static int load_trace(struct lk_ctx *ctx, const struct mp_args *a,
 
 	if (warnings.len)
 		fputs(lk_buf_str(&warnings), stderr);
+	if (!ret && !t->ncalls)
+		ret = lk_error(ctx, LK_EINPUT, "%s: no calls in the trace",
+			       path);
 	lk_buf_release(&warnings);
 	return ret;
 }

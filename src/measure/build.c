@@ -149,33 +149,37 @@ out:
 	return ret;
 }
 
-/* The compiler's first error, or the linker's first undefined symbol
- * (more telling than "ld returned 1 exit status"). */
-static const char *first_error(const char *log)
+char *lk_compiler_error(const char *log)
 {
 	const char *err = strstr(log, "error:");
 	const char *undef = strstr(log, "undefined reference");
+	const char *line;
+	size_t n;
 
+	/* The linker's first undefined symbol says more than "ld returned
+	 * 1 exit status". */
 	if (undef && (!err || undef < err || strstr(err, "ld returned")))
-		return undef;
-	return err;
+		err = undef;
+	if (!err)
+		return NULL;
+	/* Back to the start of the line: "file.c:3:7: error: ..." */
+	for (line = err; line > log && line[-1] != '\n'; line--)
+		;
+	n = strcspn(line, "\n");
+	return lk_strndup(line, n > 300 ? 300 : n);
 }
 
 static void describe_failure(struct lk_build_rec *b,
 			     const struct lk_proc_result *r)
 {
-	const char *log = r->out ? r->out : "";
-	const char *err = first_error(log);
+	char *err = lk_compiler_error(r->out ? r->out : "");
 	char *how = lk_proc_describe(r, BUILD_TIMEOUT);
 
-	if (err) {
-		size_t n = strcspn(err, "\n");
-
-		b->reason = lk_asprintf("compile failed (%s): %.*s", how,
-					(int)(n > 200 ? 200 : n), err);
-	} else {
+	if (err)
+		b->reason = lk_asprintf("compile failed (%s): %s", how, err);
+	else
 		b->reason = lk_asprintf("compile failed (%s)", how);
-	}
+	free(err);
 	free(how);
 }
 
