@@ -10,7 +10,8 @@ MAKEFLAGS += --no-builtin-rules
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lZydis -lZycore \
-	      -lxxhash -lpthread -lm
+	      -lxxhash $(CLANG_LIBS) -lpthread -lm
+CPPFLAGS   += $(CLANG_CFLAGS)
 
 ABS_O      := $(abspath $(O))
 CPPFLAGS   += -Iinclude -Irt -D_GNU_SOURCE
@@ -22,7 +23,8 @@ LDFLAGS    += $(SANFLAGS)
 RT_CFLAGS  := $(CSTD) -O2 -g -fPIC $(WARN) -Irt -D_GNU_SOURCE
 
 LIB_SRC    := $(sort $(wildcard src/core/*.c src/config/*.c src/store/*.c \
-		src/measure/*.c src/memprof/*.c src/bb/*.c))
+		src/measure/*.c src/memprof/*.c src/bb/*.c src/predict/*.c \
+		src/filter/*.c src/report/*.c src/gen/*.c))
 # Scanners and grammars (flex, bison), generated into $(O).
 LEX_SRC    := $(sort $(wildcard src/*/*.l))
 YACC_SRC   := $(sort $(wildcard src/*/*.y))

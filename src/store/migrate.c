@@ -149,10 +149,108 @@ static const char migration_2[] =
 	" residual REAL,"
 	" PRIMARY KEY (run_id, name)) WITHOUT ROWID;";
 
+/*
+ * The code-analyzer harness. Blocks and counts belong to a binary (by
+ * content hash), predictions to a block's text (the same block in two
+ * binaries is predicted once), lifted predictions and filter verdicts to
+ * a variant.
+ */
+static const char migration_3[] =
+	"CREATE TABLE bb_functions ("
+	" id INTEGER PRIMARY KEY,"
+	" binary_hash TEXT NOT NULL,"
+	" function TEXT NOT NULL,"   /* the symbol decoded */
+	" addr INTEGER NOT NULL,"    /* link-time address */
+	" size INTEGER NOT NULL,"
+	" inlined INTEGER NOT NULL DEFAULT 0," /* the markers are inside */
+	" created REAL NOT NULL DEFAULT (" NOW "),"
+	" UNIQUE (binary_hash, function));"
+
+	"CREATE TABLE bb_blocks ("
+	" function_id INTEGER NOT NULL REFERENCES bb_functions(id)"
+	"  ON DELETE CASCADE,"
+	" idx INTEGER NOT NULL,"
+	" start INTEGER NOT NULL,"   /* [start, end), link-time */
+	" end INTEGER NOT NULL,"
+	" ninsns INTEGER NOT NULL,"
+	" hash TEXT NOT NULL,"       /* of att: predictions are keyed by it */
+	" att TEXT NOT NULL,"        /* one instruction per line */
+	" intel TEXT NOT NULL,"
+	" succ TEXT NOT NULL,"       /* successor indices, space-separated */
+	" PRIMARY KEY (function_id, idx)) WITHOUT ROWID;"
+	"CREATE INDEX bb_blocks_hash ON bb_blocks(hash);"
+
+	/* One count per function: occurrences in ONE kernel call. */
+	"CREATE TABLE bb_count_runs ("
+	" function_id INTEGER PRIMARY KEY REFERENCES bb_functions(id)"
+	"  ON DELETE CASCADE,"
+	" status TEXT NOT NULL,"     /* ok, failed, timed-out */
+	" reason TEXT,"
+	" regions INTEGER,"          /* roi pairs seen */
+	" traps INTEGER,"
+	" seconds REAL,"
+	" created REAL NOT NULL DEFAULT (" NOW "));"
+
+	"CREATE TABLE bb_counts ("
+	" function_id INTEGER NOT NULL REFERENCES bb_functions(id)"
+	"  ON DELETE CASCADE,"
+	" idx INTEGER NOT NULL,"
+	" count INTEGER NOT NULL,"
+	" via TEXT NOT NULL,"        /* derived, int3, hwbp */
+	" PRIMARY KEY (function_id, idx)) WITHOUT ROWID;"
+
+	"CREATE TABLE predictions ("
+	" id INTEGER PRIMARY KEY,"
+	" block_hash TEXT NOT NULL,"
+	" tool TEXT NOT NULL,"       /* llvm-mca, bprof, an adapter's name */
+	" tool_version TEXT NOT NULL,"
+	" params TEXT NOT NULL,"     /* canonical text: -mcpu, iterations */
+	" status TEXT NOT NULL,"     /* ok, failed, unsupported, timed-out */
+	" value REAL,"               /* per block iteration */
+	" unit TEXT,"                /* cycles/iter, tsc-calibrated ... */
+	" reason TEXT,"
+	" raw TEXT,"                 /* the tool's output for this block */
+	" seconds REAL,"
+	" created REAL NOT NULL DEFAULT (" NOW "),"
+	" UNIQUE (block_hash, tool, tool_version, params));"
+
+	/* lifted(K) = sum over blocks of occurrences x prediction. */
+	"CREATE TABLE lifted ("
+	" variant_id INTEGER NOT NULL REFERENCES variants(id)"
+	"  ON DELETE CASCADE,"
+	" function_id INTEGER NOT NULL REFERENCES bb_functions(id)"
+	"  ON DELETE CASCADE,"
+	" tool TEXT NOT NULL,"
+	" tool_version TEXT NOT NULL,"
+	" params TEXT NOT NULL,"
+	" status TEXT NOT NULL,"     /* ok, excluded */
+	" value REAL,"               /* per kernel call */
+	" unit TEXT,"
+	" nblocks INTEGER,"          /* blocks with a non-zero count */
+	" nfailed INTEGER,"          /* of those, without a prediction */
+	" reason TEXT,"
+	" created REAL NOT NULL DEFAULT (" NOW "),"
+	" PRIMARY KEY (variant_id, tool, tool_version, params))"
+	" WITHOUT ROWID;"
+	"CREATE INDEX lifted_function ON lifted(function_id);"
+
+	/* Why a variant is kept out of (or in) the evaluation. */
+	"CREATE TABLE verdicts ("
+	" variant_id INTEGER NOT NULL REFERENCES variants(id)"
+	"  ON DELETE CASCADE,"
+	" filter TEXT NOT NULL,"     /* l1 */
+	" verdict TEXT NOT NULL,"    /* pass, exclude, unknown */
+	" value REAL,"               /* e.g. the D1 miss ratio */
+	" source TEXT,"              /* cachegrind, generator, ... */
+	" reason TEXT,"
+	" created REAL NOT NULL DEFAULT (" NOW "),"
+	" PRIMARY KEY (variant_id, filter)) WITHOUT ROWID;";
+
 /* Append only. Entry i takes the schema from version i to i + 1. */
 static const char *const migrations[] = {
 	migration_1,
 	migration_2,
+	migration_3,
 };
 
 int lk_store_latest_version(void)
