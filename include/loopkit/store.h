@@ -254,4 +254,28 @@ enum lk_export_format { LK_EXPORT_CSV, LK_EXPORT_JSON };
 int lk_store_export(struct lk_ctx *ctx, struct lk_store *s,
 		    const char *campaign, enum lk_export_format fmt, FILE *out);
 
+/* A variant of a campaign with the binary its latest run was built into:
+ * what the analysis stages (blocks, count, predict, lift, filter) work
+ * on. */
+struct lk_variant_binary {
+	int64_t variant_id;
+	char *variant_hash;
+	char *source;        /* as configured */
+	char *compiler, *flagset, *cflags;
+	int64_t build_id;    /* 0: never built */
+	char *build_hash;
+	char *binary;        /* absolute path, "" when the build failed */
+	char *run_status;    /* of the latest run, "pending" when none */
+	struct lk_param *params; /* -D and generator parameters, in order */
+	size_t nparams;
+};
+
+/* Every variant of the campaign, in id order, with its binary. *n = 0
+ * when there is none. Free with lk_variant_binaries_free. */
+int lk_store_variant_binaries(struct lk_ctx *ctx, struct lk_store *s,
+			      int64_t campaign,
+			      LK_GIVE struct lk_variant_binary **rows,
+			      size_t *n);
+void lk_variant_binaries_free(struct lk_variant_binary *rows, size_t n);
+
 #endif

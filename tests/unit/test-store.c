@@ -999,3 +999,42 @@ Test(store, kill_9_leaves_whole_runs, .timeout = 120)
 	munmap(progress, 2 * sizeof(long));
 	free(dir);
 }
+
+/* The analysis stages' view: a variant, its latest run's build, its
+ * parameters; a variant never run is "pending" with no binary. */
+Test(store, variant_binaries)
+{
+	struct run_fixture f = run_fixture("vb");
+	struct lk_variant_rec v2 = variant("vh2", axpy_params, 1);
+	struct lk_build_rec b = {
+		.hash = "bh", .compiler = "gcc", .ok = 1, .reason = "",
+		.binary = "objects/ab/cd",
+	};
+	struct lk_run_rec r = make_run(f.variant, "m1", "ok", NULL, 0);
+	struct lk_variant_binary *rows;
+	int64_t other;
+	size_t n;
+
+	cr_assert_eq(lk_store_variant_put(&ctx, f.s, f.campaign, &v2, &other),
+		     0);
+	cr_assert_eq(lk_store_build_put(&ctx, f.s, &b), 0, "%s", ctx.msg);
+	r.build_id = b.id;
+	cr_assert_eq(lk_store_run_put(&ctx, f.s, &r, NULL), 0, "%s", ctx.msg);
+	cr_assert_eq(lk_store_variant_binaries(&ctx, f.s, f.campaign, &rows,
+					       &n), 0, "%s", ctx.msg);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(rows[0].variant_id, f.variant);
+	cr_assert_eq(rows[0].build_id, b.id);
+	cr_assert_str_eq(rows[0].run_status, "ok");
+	cr_assert(strstr(rows[0].binary, "/objects/ab/cd"),
+		  "%s", rows[0].binary);
+	cr_assert_eq(rows[0].binary[0], '/');
+	cr_assert_eq(rows[0].nparams, 2);
+	cr_assert_str_eq(rows[0].params[0].name, axpy_params[0].name);
+	cr_assert_eq(rows[1].variant_id, other);
+	cr_assert_str_eq(rows[1].run_status, "pending");
+	cr_assert_str_eq(rows[1].binary, "");
+	cr_assert_eq(rows[1].nparams, 1);
+	lk_variant_binaries_free(rows, n);
+	lk_store_close(f.s);
+}
