@@ -114,6 +114,7 @@ struct lk_sweep {
 	size_t nonly;
 	struct lk_strv metrics;    /* default: tsc, cycles, ns */
 	struct lk_method method;
+	int method_given;          /* the file has a 'method:' section */
 };
 
 /* One point of the Cartesian product (borrowed pointers into the sweep). */
