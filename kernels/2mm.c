@@ -43,8 +43,7 @@ static void init(int ni, int nj, int nk, int nl, double A[NI][NK],
 
 LKK_KERNEL void kernel_2mm(int ni, int nj, int nk, int nl, double alpha,
 			   double beta, double tmp[NI][NJ], double A[NI][NK],
-			   double B[NK][NJ], double C[NJ][NL],
-			   double D[NI][NL])
+			   double B[NK][NJ], double C[NJ][NL], double D[NI][NL])
 {
 	int i, j, k;
 

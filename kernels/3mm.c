@@ -44,9 +44,8 @@ static void init(int ni, int nj, int nk, int nl, int nm, double A[NI][NK],
 }
 
 LKK_KERNEL void kernel_3mm(int ni, int nj, int nk, int nl, int nm,
-			   double E[NI][NJ], double A[NI][NK],
-			   double B[NK][NJ], double F[NJ][NL],
-			   double C[NJ][NM], double D[NM][NL],
+			   double E[NI][NJ], double A[NI][NK], double B[NK][NJ],
+			   double F[NJ][NL], double C[NJ][NM], double D[NM][NL],
 			   double G[NI][NL])
 {
 	int i, j, k;

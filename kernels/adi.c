@@ -31,8 +31,8 @@ static void init(int n, double u[N][N])
 	for (i = 0; i < n; i++)
 		for (j = 0; j < n; j++)
 			u[i][j] = i == 0 || j == 0 || i == n - 1 || j == n - 1
-					  ? 1.0
-					  : (double)(i + n - j) / n;
+				      ? 1.0
+				      : (double)(i + n - j) / n;
 }
 
 LKK_KERNEL void kernel_adi(int tsteps, int n, double dx, double dy, double dt,

@@ -24,7 +24,7 @@ static void init(int n, double A[N][N])
 		for (j = 0; j < n; j++)
 			A[i][j] = i == j ? 1.0 + (double)i / n
 					 : (double)((i * j + i + j) % n + 1) /
-						   (2.0 * n * n);
+					       (2.0 * n * n);
 }
 
 LKK_KERNEL void kernel_cholesky(int n, double A[N][N], double L[N][N])

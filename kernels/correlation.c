@@ -44,8 +44,8 @@ LKK_KERNEL void kernel_correlation(int m, int n, double float_n,
 	for (j = 0; j < m; j++) {
 		stddev[j] = 0.0;
 		for (i = 0; i < n; i++)
-			stddev[j] += (data[i][j] - mean[j]) *
-				     (data[i][j] - mean[j]);
+			stddev[j] +=
+			    (data[i][j] - mean[j]) * (data[i][j] - mean[j]);
 		stddev[j] /= float_n;
 		stddev[j] = sqrt(stddev[j]);
 		stddev[j] = stddev[j] <= 1.0e-6 ? 1.0 : stddev[j];
@@ -79,8 +79,8 @@ int main(int argc, char **argv)
 	mean = lkk_alloc(&run, sizeof(double[M]));
 	stddev = lkk_alloc(&run, sizeof(double[M]));
 	init(M, N, data);
-	LKK_RUN(&run, kernel_correlation(M, N, (double)N, data, corr, mean,
-					 stddev));
+	LKK_RUN(&run,
+		kernel_correlation(M, N, (double)N, data, corr, mean, stddev));
 	LKK_SUM_F64(&run, data, N * M);
 	LKK_SUM_F64(&run, corr, M * M);
 	LKK_SUM_F64(&run, mean, M);

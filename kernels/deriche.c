@@ -30,7 +30,8 @@ static void init(int w, int h, double imgIn[W][H])
 
 	for (i = 0; i < w; i++)
 		for (j = 0; j < h; j++)
-			imgIn[i][j] = (double)((37 * i + 101 * j) % 256) / 255.0;
+			imgIn[i][j] =
+			    (double)((37 * i + 101 * j) % 256) / 255.0;
 }
 
 LKK_KERNEL void kernel_deriche(int w, int h, double alpha, double imgIn[W][H],
@@ -56,8 +57,8 @@ LKK_KERNEL void kernel_deriche(int w, int h, double alpha, double imgIn[W][H],
 		ym1 = 0.0;
 		ym2 = 0.0;
 		for (j = 0; j < h; j++) {
-			y1[i][j] = a1 * imgIn[i][j] + a2 * xm1 + b1 * ym1 +
-				   b2 * ym2;
+			y1[i][j] =
+			    a1 * imgIn[i][j] + a2 * xm1 + b1 * ym1 + b2 * ym2;
 			xm1 = imgIn[i][j];
 			ym2 = ym1;
 			ym1 = y1[i][j];
@@ -85,8 +86,8 @@ LKK_KERNEL void kernel_deriche(int w, int h, double alpha, double imgIn[W][H],
 		ym1 = 0.0;
 		ym2 = 0.0;
 		for (i = 0; i < w; i++) {
-			y1[i][j] = a1 * imgOut[i][j] + a2 * tm1 + b1 * ym1 +
-				   b2 * ym2;
+			y1[i][j] =
+			    a1 * imgOut[i][j] + a2 * tm1 + b1 * ym1 + b2 * ym2;
 			tm1 = imgOut[i][j];
 			ym2 = ym1;
 			ym1 = y1[i][j];

@@ -28,12 +28,12 @@ static void init(int nr, int nq, int np, double A[NR][NQ][NP],
 		for (q = 0; q < nq; q++)
 			for (p = 0; p < np; p++)
 				A[r][q][p] =
-					1.0 + (double)((r * q + p) % np) / np;
+				    1.0 + (double)((r * q + p) % np) / np;
 	/* Circulant: every row and every column sums to 1. */
 	for (s = 0; s < np; s++)
 		for (p = 0; p < np; p++)
-			C4[s][p] = (double)((s + p) % np + 1) /
-				   (np * (np + 1) / 2);
+			C4[s][p] =
+			    (double)((s + p) % np + 1) / (np * (np + 1) / 2);
 }
 
 LKK_KERNEL void kernel_doitgen(int nr, int nq, int np, double A[NR][NQ][NP],

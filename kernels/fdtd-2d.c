@@ -21,8 +21,8 @@
 #define NY LKK_SIZE(30, 80, 240, 1200)
 #endif
 
-static void init(int tmax, int nx, int ny, double ex[NX][NY],
-		 double ey[NX][NY], double hz[NX][NY], double fict[TMAX])
+static void init(int tmax, int nx, int ny, double ex[NX][NY], double ey[NX][NY],
+		 double hz[NX][NY], double fict[TMAX])
 {
 	int i, j;
 
@@ -48,17 +48,17 @@ LKK_KERNEL void kernel_fdtd_2d(int tmax, int nx, int ny, double ex[NX][NY],
 			ey[0][j] = fict[t];
 		for (i = 1; i < nx; i++)
 			for (j = 0; j < ny; j++)
-				ey[i][j] = ey[i][j] - 0.5 * (hz[i][j] -
-							     hz[i - 1][j]);
+				ey[i][j] =
+				    ey[i][j] - 0.5 * (hz[i][j] - hz[i - 1][j]);
 		for (i = 0; i < nx; i++)
 			for (j = 1; j < ny; j++)
-				ex[i][j] = ex[i][j] - 0.5 * (hz[i][j] -
-							     hz[i][j - 1]);
+				ex[i][j] =
+				    ex[i][j] - 0.5 * (hz[i][j] - hz[i][j - 1]);
 		for (i = 0; i < nx - 1; i++)
 			for (j = 0; j < ny - 1; j++)
-				hz[i][j] = hz[i][j] -
-					   0.7 * (ex[i][j + 1] - ex[i][j] +
-						  ey[i + 1][j] - ey[i][j]);
+				hz[i][j] =
+				    hz[i][j] - 0.7 * (ex[i][j + 1] - ex[i][j] +
+						      ey[i + 1][j] - ey[i][j]);
 	}
 #pragma endscop
 }

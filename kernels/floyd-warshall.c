@@ -39,9 +39,9 @@ LKK_KERNEL void kernel_floyd_warshall(int n, int paths[N][N])
 		for (i = 0; i < n; i++)
 			for (j = 0; j < n; j++)
 				paths[i][j] =
-					paths[i][j] < paths[i][k] + paths[k][j]
-						? paths[i][j]
-						: paths[i][k] + paths[k][j];
+				    paths[i][j] < paths[i][k] + paths[k][j]
+					? paths[i][j]
+					: paths[i][k] + paths[k][j];
 #pragma endscop
 }
 

@@ -72,7 +72,8 @@ int main(int argc, char **argv)
 	y = lkk_alloc(&run, sizeof(double[N]));
 	z = lkk_alloc(&run, sizeof(double[N]));
 	init(N, A, u1, v1, u2, v2, w, x, y, z);
-	LKK_RUN(&run, kernel_gemver(N, 1.5, 1.2, A, u1, v1, u2, v2, w, x, y, z));
+	LKK_RUN(&run,
+		kernel_gemver(N, 1.5, 1.2, A, u1, v1, u2, v2, w, x, y, z));
 	LKK_SUM_F64(&run, A, N * N);
 	LKK_SUM_F64(&run, u1, N);
 	LKK_SUM_F64(&run, v1, N);

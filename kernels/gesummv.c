@@ -24,9 +24,9 @@ static void init(int n, double A[N][N], double B[N][N], double x[N])
 	}
 }
 
-LKK_KERNEL void kernel_gesummv(int n, double alpha, double beta,
-			       double A[N][N], double B[N][N], double tmp[N],
-			       double x[N], double y[N])
+LKK_KERNEL void kernel_gesummv(int n, double alpha, double beta, double A[N][N],
+			       double B[N][N], double tmp[N], double x[N],
+			       double y[N])
 {
 	int i, j;
 

@@ -18,8 +18,7 @@
 #define N LKK_SIZE(20, 60, 200, 1000)
 #endif
 
-static void init(int m, int n, double A[M][N], double R[N][N],
-		 double Q[M][N])
+static void init(int m, int n, double A[M][N], double R[N][N], double Q[M][N])
 {
 	int i, j;
 
@@ -34,8 +33,8 @@ static void init(int m, int n, double A[M][N], double R[N][N],
 			R[i][j] = 0.0;
 }
 
-LKK_KERNEL void kernel_gramschmidt(int m, int n, double A[M][N],
-				   double R[N][N], double Q[M][N])
+LKK_KERNEL void kernel_gramschmidt(int m, int n, double A[M][N], double R[N][N],
+				   double Q[M][N])
 {
 	int i, j, k;
 	double nrm;

@@ -24,7 +24,9 @@ static void init(int n, double A[N][N][N], double B[N][N][N])
 	for (i = 0; i < n; i++)
 		for (j = 0; j < n; j++)
 			for (k = 0; k < n; k++) {
-				A[i][j][k] = 1.0 + (double)((i * j + k * (i + 2)) % n) / n;
+				A[i][j][k] =
+				    1.0 +
+				    (double)((i * j + k * (i + 2)) % n) / n;
 				B[i][j][k] = A[i][j][k];
 			}
 }
@@ -39,31 +41,29 @@ LKK_KERNEL void kernel_heat_3d(int tsteps, int n, double A[N][N][N],
 		for (i = 1; i < n - 1; i++)
 			for (j = 1; j < n - 1; j++)
 				for (k = 1; k < n - 1; k++)
-					B[i][j][k] =
-						0.125 * (A[i + 1][j][k] -
-							 2.0 * A[i][j][k] +
-							 A[i - 1][j][k]) +
-						0.125 * (A[i][j + 1][k] -
-							 2.0 * A[i][j][k] +
-							 A[i][j - 1][k]) +
-						0.125 * (A[i][j][k + 1] -
-							 2.0 * A[i][j][k] +
-							 A[i][j][k - 1]) +
-						A[i][j][k];
+					B[i][j][k] = 0.125 * (A[i + 1][j][k] -
+							      2.0 * A[i][j][k] +
+							      A[i - 1][j][k]) +
+						     0.125 * (A[i][j + 1][k] -
+							      2.0 * A[i][j][k] +
+							      A[i][j - 1][k]) +
+						     0.125 * (A[i][j][k + 1] -
+							      2.0 * A[i][j][k] +
+							      A[i][j][k - 1]) +
+						     A[i][j][k];
 		for (i = 1; i < n - 1; i++)
 			for (j = 1; j < n - 1; j++)
 				for (k = 1; k < n - 1; k++)
-					A[i][j][k] =
-						0.125 * (B[i + 1][j][k] -
-							 2.0 * B[i][j][k] +
-							 B[i - 1][j][k]) +
-						0.125 * (B[i][j + 1][k] -
-							 2.0 * B[i][j][k] +
-							 B[i][j - 1][k]) +
-						0.125 * (B[i][j][k + 1] -
-							 2.0 * B[i][j][k] +
-							 B[i][j][k - 1]) +
-						B[i][j][k];
+					A[i][j][k] = 0.125 * (B[i + 1][j][k] -
+							      2.0 * B[i][j][k] +
+							      B[i - 1][j][k]) +
+						     0.125 * (B[i][j + 1][k] -
+							      2.0 * B[i][j][k] +
+							      B[i][j - 1][k]) +
+						     0.125 * (B[i][j][k + 1] -
+							      2.0 * B[i][j][k] +
+							      B[i][j][k - 1]) +
+						     B[i][j][k];
 	}
 #pragma endscop
 }

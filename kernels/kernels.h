@@ -59,8 +59,8 @@
 #pragma GCC diagnostic ignored "-Wunknown-pragmas"
 
 /* One dataset; SMALL unless the build says otherwise. */
-#if !defined(MINI_DATASET) && !defined(SMALL_DATASET) &&                      \
-	!defined(MEDIUM_DATASET) && !defined(LARGE_DATASET)
+#if !defined(MINI_DATASET) && !defined(SMALL_DATASET) &&                       \
+    !defined(MEDIUM_DATASET) && !defined(LARGE_DATASET)
 #define SMALL_DATASET
 #endif
 
@@ -96,10 +96,10 @@
 
 struct lkk_run {
 	const char *name; /* the kernel's name, also the region's */
-	int checksum;     /* 1: --checksum mode */
-	long calls;       /* kernel calls in checksum mode */
-	uint64_t hash;    /* FNV-1a over the summed arrays */
-	long bad;         /* NaN, infinite or subnormal doubles seen */
+	int checksum;	  /* 1: --checksum mode */
+	long calls;	  /* kernel calls in checksum mode */
+	uint64_t hash;	  /* FNV-1a over the summed arrays */
+	long bad;	  /* NaN, infinite or subnormal doubles seen */
 };
 
 static inline void lkk_usage(const char *prog)
@@ -187,7 +187,7 @@ static inline void lkk_sum_f64(struct lkk_run *run, const char *array,
 		if (run->bad++ < 5)
 			fprintf(stderr, "%s: %s[%zu] is %s\n", run->name, array,
 				i,
-				class == FP_NAN		? "nan"
+				class == FP_NAN	       ? "nan"
 				: class == FP_INFINITE ? "infinite"
 						       : "subnormal");
 	}
@@ -236,7 +236,8 @@ static inline int lkk_finish(struct lkk_run *run)
 	if (!run->checksum)
 		return lk_finish();
 	if (run->bad) {
-		fprintf(stderr, "%s: %ld values are not finite normal numbers\n",
+		fprintf(stderr,
+			"%s: %ld values are not finite normal numbers\n",
 			run->name, run->bad);
 		return 1;
 	}

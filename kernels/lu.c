@@ -23,7 +23,7 @@ static void init(int n, double A[N][N])
 		for (j = 0; j < n; j++)
 			A[i][j] = i == j ? 1.0 + (double)(n - i) / n
 					 : (double)((2 * i + 3 * j) % n + 1) /
-						   (2.0 * n * n);
+					       (2.0 * n * n);
 }
 
 LKK_KERNEL void kernel_lu(int n, double A[N][N], double LU[N][N])

@@ -24,7 +24,7 @@ static void init(int n, double A[N][N], double b[N])
 		for (j = 0; j < n; j++)
 			A[i][j] = i == j ? 2.0 - (double)i / n
 					 : (double)((i + 5 * j) % n + 1) /
-						   (2.0 * n * n);
+					       (2.0 * n * n);
 	}
 }
 

@@ -12,8 +12,8 @@
 #define N LKK_SIZE(40, 120, 400, 2000)
 #endif
 
-static void init(int n, double x1[N], double x2[N], double y1[N],
-		 double y2[N], double A[N][N])
+static void init(int n, double x1[N], double x2[N], double y1[N], double y2[N],
+		 double A[N][N])
 {
 	int i, j;
 

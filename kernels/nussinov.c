@@ -36,27 +36,24 @@ LKK_KERNEL void kernel_nussinov(int n, int seq[N], int table[N][N])
 	for (i = n - 1; i >= 0; i--)
 		for (j = i + 1; j < n; j++) {
 			table[i][j] = table[i][j] > table[i][j - 1]
-					      ? table[i][j]
-					      : table[i][j - 1];
+					  ? table[i][j]
+					  : table[i][j - 1];
 			table[i][j] = table[i][j] > table[i + 1][j]
-					      ? table[i][j]
-					      : table[i + 1][j];
+					  ? table[i][j]
+					  : table[i + 1][j];
 			if (i < j - 1)
 				table[i][j] =
-					table[i][j] > table[i + 1][j - 1] +
-							      (seq[i] + seq[j] == 3
-								       ? 1
-								       : 0)
-						? table[i][j]
-						: table[i + 1][j - 1] +
-							  (seq[i] + seq[j] == 3
-								   ? 1
-								   : 0);
+				    table[i][j] >
+					    table[i + 1][j - 1] +
+						(seq[i] + seq[j] == 3 ? 1 : 0)
+					? table[i][j]
+					: table[i + 1][j - 1] +
+					      (seq[i] + seq[j] == 3 ? 1 : 0);
 			for (k = i + 1; k < j; k++)
 				table[i][j] =
-					table[i][j] > table[i][k] + table[k + 1][j]
-						? table[i][j]
-						: table[i][k] + table[k + 1][j];
+				    table[i][j] > table[i][k] + table[k + 1][j]
+					? table[i][j]
+					: table[i][k] + table[k + 1][j];
 		}
 #pragma endscop
 }

@@ -34,12 +34,12 @@ LKK_KERNEL void kernel_seidel_2d(int tsteps, int n, double A[N][N])
 	for (t = 0; t < tsteps; t++)
 		for (i = 1; i < n - 1; i++)
 			for (j = 1; j < n - 1; j++)
-				A[i][j] = (A[i - 1][j - 1] + A[i - 1][j] +
-					   A[i - 1][j + 1] + A[i][j - 1] +
-					   A[i][j] + A[i][j + 1] +
-					   A[i + 1][j - 1] + A[i + 1][j] +
-					   A[i + 1][j + 1]) /
-					  9.0;
+				A[i][j] =
+				    (A[i - 1][j - 1] + A[i - 1][j] +
+				     A[i - 1][j + 1] + A[i][j - 1] + A[i][j] +
+				     A[i][j + 1] + A[i + 1][j - 1] +
+				     A[i + 1][j] + A[i + 1][j + 1]) /
+				    9.0;
 #pragma endscop
 }
 

@@ -18,8 +18,7 @@
 #define N LKK_SIZE(30, 80, 240, 1200)
 #endif
 
-static void init(int m, int n, double C[M][N], double A[M][M],
-		 double B[M][N])
+static void init(int m, int n, double C[M][N], double A[M][M], double B[M][N])
 {
 	int i, j;
 

@@ -16,8 +16,7 @@
 #define N LKK_SIZE(30, 80, 240, 1200)
 #endif
 
-static void init(int m, int n, double C[N][N], double A[N][M],
-		 double B[N][M])
+static void init(int m, int n, double C[N][N], double A[N][M], double B[N][M])
 {
 	int i, j;
 

@@ -27,8 +27,7 @@ static void init(int n, double L[N][N], double b[N])
 	}
 }
 
-LKK_KERNEL void kernel_trisolv(int n, double L[N][N], double x[N],
-			       double b[N])
+LKK_KERNEL void kernel_trisolv(int n, double L[N][N], double x[N], double b[N])
 {
 	int i, j;
 
