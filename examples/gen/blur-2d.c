@@ -1,4 +1,4 @@
-/* loopkit: kernel=blur_2d family=user */
+/* loopkit: kernel=blur-2d family=user */
 /*
  * blur-2d.c: a user's kernel, not part of loopkit's suite: a separable
  * 3x3 blur with the binomial weights 1 2 1 / 4, first along the rows
@@ -6,10 +6,10 @@
  * of an H x W image (the border is copied).
  *
  * It follows the conventions of loopkit's kernels (kernels/README.md)
- * without using their header: one kernel_ function with one scop
- * region, sizes selectable with -DMINI_DATASET ... -DLARGE_DATASET or
- * -DH=..., and `--checksum` calls the kernel once and prints
- * `checksum <16 hex digits>` (FNV-1a over the output's bytes).
+ * without using their header: one kernel function (kernel_blur_2d) with
+ * one scop region, sizes selectable with -DMINI_DATASET ...
+ * -DLARGE_DATASET or -DH=..., and `--checksum` calls the kernel once
+ * and prints `checksum <16 hex digits>` (FNV-1a over the output's bytes).
  *
  *	cc -O2 -I rt examples/gen/blur-2d.c build/lib/liblkrt.a -lm
  *	loopkit run examples/gen/blur-2d.c

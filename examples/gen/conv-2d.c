@@ -1,4 +1,4 @@
-/* loopkit: kernel=conv_2d family=user */
+/* loopkit: kernel=conv-2d family=user */
 /*
  * conv-2d.c: a user's kernel, not part of loopkit's suite: the "valid"
  * 2-D convolution (cross-correlation, as in neural networks) of an
@@ -6,10 +6,10 @@
  * in[i+p][j+q] * w[p][q], for the (NI-K+1) x (NJ-K+1) outputs.
  *
  * It follows the conventions of loopkit's kernels (kernels/README.md)
- * without using their header: one kernel_ function with one scop
- * region, sizes selectable with -DMINI_DATASET ... -DLARGE_DATASET or
- * -DNI=..., and `--checksum` calls the kernel once and prints
- * `checksum <16 hex digits>` (FNV-1a over the output's bytes).
+ * without using their header: one kernel function (kernel_conv_2d) with
+ * one scop region, sizes selectable with -DMINI_DATASET ...
+ * -DLARGE_DATASET or -DNI=..., and `--checksum` calls the kernel once
+ * and prints `checksum <16 hex digits>` (FNV-1a over the output's bytes).
  *
  *	cc -O2 -I rt examples/gen/conv-2d.c build/lib/liblkrt.a -lm
  *	loopkit run examples/gen/conv-2d.c
