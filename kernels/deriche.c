@@ -18,10 +18,10 @@
 #include "kernels.h"
 
 #ifndef W
-#define W LKK_SIZE(64, 192, 640, 1920)
+#define W LKK_SIZE(32, 96, 320, 1280)
 #endif
 #ifndef H
-#define H LKK_SIZE(48, 128, 480, 1080)
+#define H LKK_SIZE(24, 64, 240, 720)
 #endif
 
 static void init(int w, int h, double imgIn[W][H])
