@@ -3,8 +3,9 @@
 # region in the front end's subset), warning-free builds with gcc and clang
 # at -O0 and -O2, one checksum per kernel whatever the build and however
 # often it runs, no NaN, infinity or subnormal after one call nor after
-# thousands (the state a long measurement leaves). The user examples in
-# examples/gen follow the same conventions.
+# thousands (the state a long measurement leaves), no int-double conversion
+# in a kernel (clang's AST). The user examples in examples/gen follow
+# the same conventions.
 . tests/e2e/lib.sh
 # These build the kernels themselves: the sanitised pass of make check
 # (SANITIZE=1) would repeat the plain pass exactly.
@@ -72,6 +73,18 @@ for f in "$SRC"/examples/gen/*.c; do
 	name=$(sed -n '1s|^/\* loopkit: kernel=\([a-z0-9_-]*\) family=user \*/$|\1|p' "$f")
 	[ -n "$name" ] || fail "$f: no 'loopkit: kernel=... family=user' line"
 	conventions "$f" "$name" "__attribute__((noinline))"
+done
+
+# --- no conversion between int and double, no cast, in any kernel ------
+# (clang's AST of the kernel function: its body is declarations + region)
+for f in "$SRC"/kernels/*.c "$SRC"/examples/gen/*.c; do
+	id=$(basename "$f" .c | tr - _)
+	clang -fsyntax-only -DMINI_DATASET -I "$SRC/rt" -Xclang -ast-dump \
+		-Xclang -ast-dump-filter="kernel_$id" "$f" >ast 2>/dev/null ||
+		fail "$f: clang's AST"
+	grep -q "FunctionDecl.* kernel_$id " ast || fail "$f: kernel_$id in the AST"
+	! grep -Eq 'IntegralToFloating|FloatingToIntegral|CStyleCastExpr' ast ||
+		fail "$f: a conversion between int and double in kernel_$id"
 done
 
 # --- builds: gcc and clang, -O0 and -O2 -----------------------------------
