@@ -169,7 +169,8 @@ struct lk_report {
  * NULL) gives the report: section (title, group-by keys). A group-by key
  * that is neither compiler, flagset, source nor any variant's parameter
  * is LK_EINPUT naming the config's file:line. Nothing to compare is not
- * an error here: r->compared is 0 (lk_report_campaign refuses it).
+ * an error here: r->compared is 0, the rows are the per-analyzer ones
+ * and group-by keys are not checked (lk_report_campaign refuses it).
  */
 int lk_report_build(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
 		    const struct lk_sweep *cfg, LK_GIVE struct lk_report **out);

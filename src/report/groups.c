@@ -50,7 +50,7 @@ static const char *base_name(const char *path)
 }
 
 /* Base names unless two different paths share one. */
-static void name_sources(struct lk_report *r)
+void report_name_sources(struct lk_report *r)
 {
 	int clash = 0;
 	size_t i, j;
@@ -137,7 +137,6 @@ int report_choose_groups(struct lk_ctx *ctx, struct lk_report *r,
 {
 	size_t i;
 
-	name_sources(r);
 	if (cfg && cfg->report.group_by_given) {
 		for (i = 0; i < cfg->report.group_by.n; i++) {
 			const char *key = cfg->report.group_by.v[i];

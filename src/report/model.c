@@ -409,7 +409,10 @@ int lk_report_from_input(struct lk_ctx *ctx, const struct lk_report_input *in,
 	apply_verdicts(r, in);
 	apply_lifted(r, in);
 	settle_outcomes(r);
-	ret = report_choose_groups(ctx, r, cfg);
+	report_name_sources(r);
+	/* With nothing compared, say so rather than fault a group-by key
+	 * whose parameter the later stages have not stored yet. */
+	ret = r->compared ? report_choose_groups(ctx, r, cfg) : 0;
 	if (!ret)
 		report_build_rows(r);
 	if (ret) {

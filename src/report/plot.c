@@ -117,12 +117,13 @@ static int run_gnuplot(struct lk_ctx *ctx, const char *gnuplot,
 
 static void terminal(struct lk_buf *s)
 {
-	lk_buf_adds(s, "set terminal svg size 530,440 noenhanced "
+	lk_buf_adds(s, "set terminal svg size 530,500 noenhanced "
 		       "font 'sans,12' background '#ffffff'\n"
 		       "set encoding utf8\n"
 		       "set grid lc rgb '#dddddd'\n"
 		       "set border lc rgb '#444444'\n"
-		       "set key box opaque\n");
+		       "set key outside below center vertical "
+		       "maxrows 4 nobox\n");
 }
 
 static void series_style(struct lk_buf *s, size_t a, const char *with)
@@ -212,7 +213,7 @@ static int scatter(struct lk_ctx *ctx, const struct lk_report *r,
 			    "set xrange [%.17g:%.17g]\nset yrange [%.17g:%.17g]\n"
 			    "set xlabel 'measured (%s per kernel call)'\n"
 			    "set ylabel 'predicted (cycles per kernel call)'\n"
-			    "set key top left\n%s, x with lines dt 2 lw 1.5 "
+			    "%s, x with lines dt 2 lw 1.5 "
 			    "lc rgb '#555555' title 'y = x'\n",
 			    lo / 1.5, hi * 1.5, lo / 1.5, hi * 1.5,
 			    r->bases[0].metric, lk_buf_str(&s));
@@ -290,7 +291,6 @@ static int cdf(struct lk_ctx *ctx, const struct lk_report *r,
 			    "set xlabel 'relative error: (predicted - "
 			    "measured) / measured, %%'\n"
 			    "set ylabel 'fraction of kernels'\n"
-			    "set key bottom right\n"
 			    "set arrow from 0, graph 0 to 0, graph 1 nohead "
 			    "dt 2 lc rgb '#555555'\n%s\n",
 			    fmin(lo, 0) - pad, fmax(hi, 0) + pad,

@@ -18,6 +18,8 @@ void report_count_reason(struct lk_report *r, const char *what,
 			 long analyzer, const char *reason);
 /* Remember a parameter name, in order of first appearance. */
 void report_add_param_name(struct lk_report *r, const char *name);
+/* Each variant's source_name. */
+void report_name_sources(struct lk_report *r);
 /* r->group_by from the config or the defaults; LK_EINPUT for a key no
  * variant has. */
 int report_choose_groups(struct lk_ctx *ctx, struct lk_report *r,
