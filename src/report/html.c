@@ -74,6 +74,17 @@ static void td_num(struct lk_buf *b, const char *fmt, double v)
 	lk_buf_adds(b, "</td>");
 }
 
+/* A measured-unit figure: whole numbers from 100 on, else 4 digits. */
+static void td_plain(struct lk_buf *b, double v)
+{
+	double a = fabs(v);
+
+	if (isfinite(v) && a >= 100 && a < 1e12)
+		td_num(b, "%.0f", v);
+	else
+		td_num(b, "%.4g", v);
+}
+
 /* "-30.0 % [-35.0, -20.0]", in percent. */
 static void td_quartiles(struct lk_buf *b, const char *fmt, double median,
 			 double q1, double q3)
@@ -146,7 +157,7 @@ static void stat_row(struct lk_buf *b, const struct lk_report *r,
 	td_num(b, "%.1f&thinsp;%%", st->mape);
 	td_quartiles(b, "%+.1f", st->median, st->q1, st->q3);
 	td_quartiles(b, "%.1f", st->abs_median, st->abs_q1, st->abs_q3);
-	td_num(b, "%.4g", st->rmse);
+	td_plain(b, st->rmse);
 	td_num(b, "%.3f", st->tau_b);
 	lk_buf_adds(b, "</tr>\n");
 }
@@ -206,10 +217,13 @@ static void measurement(struct lk_buf *b, const struct lk_report *r)
 	lk_buf_addf(b, " Not measured: %ld.</p>\n",
 		    count_reasons(r, "unmeasured"));
 	for (i = 1; i < r->nbases; i++) {
-		lk_buf_addf(b, "<p class=\"note\">%zu variants have no "
-			       "trustworthy cycles figure: they are compared "
-			       "with their run's primary figure, ",
-			    r->bases[i].nvariants);
+		int one = r->bases[i].nvariants == 1;
+
+		lk_buf_addf(b, "<p class=\"note\">%zu variant%s no "
+			       "trustworthy cycles figure: %s compared with "
+			       "%s run's primary figure, ",
+			    r->bases[i].nvariants, one ? " has" : "s have",
+			    one ? "it is" : "they are", one ? "its" : "their");
 		basis_label(b, &r->bases[i]);
 		lk_buf_adds(b, " in ");
 		report_add_html(b, r->bases[i].unit);

@@ -126,13 +126,23 @@ static void terminal(struct lk_buf *s)
 		       "maxrows 4 nobox\n");
 }
 
-static void series_style(struct lk_buf *s, size_t a, const char *with)
+/* Past this many points a series is drawn smaller and half transparent,
+ * so that a dense cloud still shows where it is dense. */
+#define DENSE_SERIES 100
+
+static void series_style(struct lk_buf *s, size_t a, const char *with,
+			 size_t npoints)
 {
-	lk_buf_addf(s, " with %s lc rgb '%s'", with,
-		    colours[a % LK_ARRAY_SIZE(colours)]);
+	const char *colour = colours[a % LK_ARRAY_SIZE(colours)];
+	int dense = npoints > DENSE_SERIES;
+
+	/* gnuplot's '#AARRGGBB': alpha 0x80 is opacity 0.5. */
+	lk_buf_addf(s, " with %s lc rgb '#%s%s'", with, dense ? "80" : "",
+		    colour + 1);
 	if (!strcmp(with, "points"))
-		lk_buf_addf(s, " pt %d ps 0.9",
-			    point_types[a % LK_ARRAY_SIZE(point_types)]);
+		lk_buf_addf(s, " pt %d ps %s",
+			    point_types[a % LK_ARRAY_SIZE(point_types)],
+			    dense ? "0.5" : "0.9");
 	else
 		lk_buf_adds(s, " lw 2");
 }
@@ -151,11 +161,13 @@ static void log_tics(struct lk_buf *s, const char *axis, double lo, double hi)
 {
 	static const double steps[] = {1, 2, 5};
 	double decade = pow(10, floor(log10(lo)));
+	/* 1, 2, 5 per decade over two decades at most, else decades. */
+	size_t nsteps = log10(hi / lo) > 2 ? 1 : LK_ARRAY_SIZE(steps);
 	int n = 0;
 
 	lk_buf_addf(s, "set %stics (", axis);
 	for (; decade <= hi && n < 60; decade *= 10) {
-		for (size_t i = 0; i < LK_ARRAY_SIZE(steps); i++) {
+		for (size_t i = 0; i < nsteps; i++) {
 			double t = steps[i] * decade;
 
 			if (t < lo || t > hi)
@@ -180,6 +192,8 @@ static int scatter(struct lk_ctx *ctx, const struct lk_report *r,
 	for (a = 0; !ret && a < r->nanalyzers; a++) {
 		char name[32];
 
+		size_t npoints = 0;
+
 		lk_buf_reset(&data);
 		for (i = 0; i < r->nvariants; i++) {
 			const struct lk_report_variant *v = &r->variants[i];
@@ -187,18 +201,19 @@ static int scatter(struct lk_ctx *ctx, const struct lk_report *r,
 
 			if (!scatter_point(v, p))
 				continue;
+			npoints++;
 			lk_buf_addf(&data, "%.17g %.17g\n", v->measured,
 				    p->value);
 			lo = fmin(lo, fmin(v->measured, p->value));
 			hi = fmax(hi, fmax(v->measured, p->value));
 		}
-		if (!data.len)
+		if (!npoints)
 			continue;
 		snprintf(name, sizeof(name), "scatter%zu.dat", a);
 		ret = write_file(ctx, pd, name, &data);
 		lk_buf_addf(&s, "%s '%s' using 1:2", nseries++ ? "," : "",
 			    name);
-		series_style(&s, a, "points");
+		series_style(&s, a, "points", npoints);
 		lk_buf_adds(&s, " title ");
 		add_gp_string(&s, r->analyzers[a].label);
 	}
@@ -210,7 +225,8 @@ static int scatter(struct lk_ctx *ctx, const struct lk_report *r,
 		log_tics(&script, "y", lo / 1.5, hi * 1.5);
 		lk_buf_addf(&script,
 			    "set logscale xy\nset size ratio -1\n"
-			    "set xrange [%.17g:%.17g]\nset yrange [%.17g:%.17g]\n"
+			    "set xrange [%.17g:%.17g]\n"
+			    "set yrange [%.17g:%.17g]\n"
 			    "set xlabel 'measured (%s per kernel call)'\n"
 			    "set ylabel 'predicted (cycles per kernel call)'\n"
 			    "%s, x with lines dt 2 lw 1.5 "
@@ -277,7 +293,7 @@ static int cdf(struct lk_ctx *ctx, const struct lk_report *r,
 		ret = write_file(ctx, pd, name, &data);
 		lk_buf_addf(&s, "%s '%s' using 1:2", nseries++ ? "," : "",
 			    name);
-		series_style(&s, a, "steps");
+		series_style(&s, a, "steps", 0);
 		lk_buf_adds(&s, " title ");
 		add_gp_string(&s, r->analyzers[a].label);
 	}

@@ -25,8 +25,10 @@ void report_add_real(struct lk_buf *b, double v)
 const char *report_outcome_name(enum lk_report_outcome o)
 {
 	static const char *const names[] = {
-		[LK_OUT_EXCLUDED] = "excluded", [LK_OUT_FAILED] = "failed",
-		[LK_OUT_MISSING] = "missing", [LK_OUT_UNMEASURED] = "unmeasured",
+		[LK_OUT_EXCLUDED] = "excluded",
+		[LK_OUT_FAILED] = "failed",
+		[LK_OUT_MISSING] = "missing",
+		[LK_OUT_UNMEASURED] = "unmeasured",
 		[LK_OUT_COMPARED] = "compared",
 	};
 
