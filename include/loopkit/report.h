@@ -117,7 +117,8 @@ struct lk_report_variant {
 	char *note;          /* why a fallback or not measured; "" */
 	int excluded;        /* a filter said exclude */
 	int unknown;         /* a filter could not decide (kept) */
-	char *verdict;       /* "l1: reason; ..." of exclude/unknown, "" */
+	char *verdict;       /* "l1: exclude, reason; ..." (exclude and
+				unknown verdicts), "" */
 	struct lk_report_pred *preds; /* one per analyzer */
 };
 
@@ -236,7 +237,9 @@ LK_GIVE char *lk_report_output_path(const struct lk_store *s,
  * the plots are missing and a warning is logged. A campaign where no
  * prediction could be compared with a measurement writes nothing and is
  * LK_ENOTFOUND, the message saying what is missing (no variant, no
- * measurement, no lifted prediction, everything excluded ...).
+ * measurement, no lifted prediction, everything excluded ...). cfg and
+ * opts may be NULL (defaults: every file in <store dir>/report, gnuplot
+ * from PATH).
  */
 int lk_report_campaign(struct lk_ctx *ctx, struct lk_store *s,
 		       int64_t campaign, const struct lk_sweep *cfg,

@@ -396,7 +396,7 @@ static void init_report(struct lk_report *r, const struct lk_report_input *in,
 	r->nbases = 1;
 }
 
-int lk_report_from_input(struct lk_ctx *ctx, const struct lk_report_input *in,
+int report_from_input(struct lk_ctx *ctx, const struct lk_report_input *in,
 			 const struct lk_sweep *cfg, const char *store_dir,
 			 struct lk_report **out)
 {
@@ -432,7 +432,7 @@ int lk_report_build(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
 	*out = NULL;
 	ret = lk_store_report_read(ctx, s, campaign, &in);
 	if (!ret)
-		ret = lk_report_from_input(ctx, &in, cfg, lk_store_dir(s),
+		ret = report_from_input(ctx, &in, cfg, lk_store_dir(s),
 					   out);
 	lk_report_input_release(&in);
 	return ret;

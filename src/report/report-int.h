@@ -9,7 +9,7 @@
 #include "loopkit/store.h"
 
 /* Build the model from rows already read (the unit tests feed it). */
-int lk_report_from_input(struct lk_ctx *ctx, const struct lk_report_input *in,
+int report_from_input(struct lk_ctx *ctx, const struct lk_report_input *in,
 			 const struct lk_sweep *cfg, const char *store_dir,
 			 LK_GIVE struct lk_report **out);
 
