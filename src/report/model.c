@@ -397,8 +397,8 @@ static void init_report(struct lk_report *r, const struct lk_report_input *in,
 }
 
 int report_from_input(struct lk_ctx *ctx, const struct lk_report_input *in,
-			 const struct lk_sweep *cfg, const char *store_dir,
-			 struct lk_report **out)
+		      const struct lk_sweep *cfg, const char *store_dir,
+		      struct lk_report **out)
 {
 	struct lk_report *r = lk_calloc(1, sizeof(*r));
 	int ret;
@@ -432,8 +432,7 @@ int lk_report_build(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
 	*out = NULL;
 	ret = lk_store_report_read(ctx, s, campaign, &in);
 	if (!ret)
-		ret = report_from_input(ctx, &in, cfg, lk_store_dir(s),
-					   out);
+		ret = report_from_input(ctx, &in, cfg, lk_store_dir(s), out);
 	lk_report_input_release(&in);
 	return ret;
 }

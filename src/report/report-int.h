@@ -10,8 +10,8 @@
 
 /* Build the model from rows already read (the unit tests feed it). */
 int report_from_input(struct lk_ctx *ctx, const struct lk_report_input *in,
-			 const struct lk_sweep *cfg, const char *store_dir,
-			 LK_GIVE struct lk_report **out);
+		      const struct lk_sweep *cfg, const char *store_dir,
+		      LK_GIVE struct lk_report **out);
 
 /* Count one more variant for (what, analyzer, reason). */
 void report_count_reason(struct lk_report *r, const char *what,
