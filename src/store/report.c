@@ -67,11 +67,9 @@ int lk_store_report_find_campaign(struct lk_ctx *ctx, struct lk_store *s,
  * The latest ok run's id (NULL: none) and the latest run's status and
  * reason, whatever it was.
  */
-static void variants_free(struct lk_variant_measure *rows,
-				     size_t n);
+static void variants_free(struct lk_variant_measure *rows, size_t n);
 static void lifted_free(struct lk_report_lifted *rows, size_t n);
-static void verdicts_free(struct lk_report_verdict *rows,
-				    size_t n);
+static void verdicts_free(struct lk_report_verdict *rows, size_t n);
 
 static const char variants_sql[] =
 	"SELECT v.id, v.hash, v.source, v.compiler, v.flagset,"
@@ -175,8 +173,8 @@ static int read_variant(struct lk_ctx *ctx, struct lk_store *s,
 }
 
 static int read_variants(struct lk_ctx *ctx, struct lk_store *s,
-			     int64_t campaign,
-			     struct lk_variant_measure **rows, size_t *n)
+			 int64_t campaign, struct lk_variant_measure **rows,
+			 size_t *n)
 {
 	sqlite3_stmt *st = NULL, *pst = NULL, *rst = NULL;
 	struct lk_variant_measure *v = NULL;
@@ -212,8 +210,7 @@ static int read_variants(struct lk_ctx *ctx, struct lk_store *s,
 	return 0;
 }
 
-static void variants_free(struct lk_variant_measure *rows,
-				     size_t n)
+static void variants_free(struct lk_variant_measure *rows, size_t n)
 {
 	for (size_t i = 0; rows && i < n; i++) {
 		struct lk_variant_measure *v = &rows[i];
@@ -242,8 +239,8 @@ static const char lifted_sql[] =
 	" ORDER BY l.tool, l.tool_version, l.params, l.variant_id";
 
 static int read_lifted(struct lk_ctx *ctx, struct lk_store *s,
-			   int64_t campaign, struct lk_report_lifted **rows,
-			   size_t *n)
+		       int64_t campaign, struct lk_report_lifted **rows,
+		       size_t *n)
 {
 	struct lk_report_lifted *v = NULL;
 	sqlite3_stmt *st = NULL;
@@ -302,8 +299,8 @@ static const char verdicts_sql[] =
 	" WHERE v.campaign_id = ?1 ORDER BY d.variant_id, d.filter";
 
 static int read_verdicts(struct lk_ctx *ctx, struct lk_store *s,
-			     int64_t campaign,
-			     struct lk_report_verdict **rows, size_t *n)
+			 int64_t campaign, struct lk_report_verdict **rows,
+			 size_t *n)
 {
 	struct lk_report_verdict *v = NULL;
 	sqlite3_stmt *st = NULL;
@@ -388,13 +385,12 @@ int lk_store_report_read(struct lk_ctx *ctx, struct lk_store *s,
 	ret = campaign_name(ctx, s, campaign, &in->campaign);
 	if (!ret)
 		ret = read_variants(ctx, s, campaign, &in->variants,
-					       &in->nvariants);
+				    &in->nvariants);
 	if (!ret)
-		ret = read_lifted(ctx, s, campaign, &in->lifted,
-					     &in->nlifted);
+		ret = read_lifted(ctx, s, campaign, &in->lifted, &in->nlifted);
 	if (!ret)
 		ret = read_verdicts(ctx, s, campaign, &in->verdicts,
-					       &in->nverdicts);
+				    &in->nverdicts);
 	store_rollback(s); /* ends the read transaction */
 	if (ret)
 		lk_report_input_release(in);
