@@ -125,6 +125,7 @@ struct lk_sweep {
 	size_t nonly;
 	struct lk_strv metrics;    /* default: tsc, cycles, ns */
 	struct lk_method method;
+	int method_given;          /* the file has a 'method:' section */
 	struct lk_report_cfg report;
 };
 

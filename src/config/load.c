@@ -226,6 +226,7 @@ static int load_method_map(struct lk_loader *ld, const yaml_node_t *n,
 
 static int load_method(struct lk_loader *ld, const yaml_node_t *n)
 {
+	ld->sweep->method_given = 1;
 	return load_method_map(ld, n, "");
 }
 
