@@ -739,3 +739,70 @@ Test(report, config_section_errors)
 		free(yaml);
 	}
 }
+
+/* ---- Odd rows, names, paths. ---- */
+
+Test(report, odd_lifted_rows_and_pending_variants)
+{
+	struct fixture f = make_campaign("o");
+	struct lk_variant_rec v = {
+		.hash = "ffff0000ffff0000ffff0000ffff0000",
+		.source = "/elsewhere/dot.c", .source_hash = "sh",
+		.compiler = "gcc", .flagset = "O2", .cflags = "-O2",
+	};
+	struct lk_report *r;
+	int64_t id;
+
+	cr_assert_eq(lk_store_variant_put(&ctx, f.s, f.campaign, &v, &id), 0);
+	sql(&f, "UPDATE lifted SET value = NULL WHERE tool = 'bprof' AND "
+		"variant_id = %lld", (long long)f.ids[0]);
+	sql(&f, "UPDATE lifted SET value = -5 WHERE tool = 'bprof' AND "
+		"variant_id = %lld", (long long)f.ids[2]);
+	sql(&f, "UPDATE lifted SET status = 'weird', reason = 'why' WHERE "
+		"tool = 'llvm-mca' AND variant_id = %lld", (long long)f.ids[0]);
+	cr_assert_eq(lk_report_build(&ctx, f.s, f.campaign, NULL, &r), 0,
+		     "%s", ctx.msg);
+	cr_assert_str_eq(r->variants[0].preds[0].reason, "ok but no value");
+	cr_assert_eq(r->variants[0].preds[0].outcome, LK_OUT_FAILED);
+	cr_assert_str_eq(r->variants[2].preds[0].reason,
+			 "negative lifted value");
+	cr_assert_str_eq(r->variants[0].preds[1].reason, "status weird: why");
+	/* never run, never lifted */
+	cr_assert_eq(r->variants[7].meas, LK_MEAS_NONE);
+	cr_assert_str_eq(r->variants[7].note, "never run");
+	cr_assert_eq(r->variants[7].preds[1].outcome, LK_OUT_MISSING);
+	/* two dot.c in two directories: sources are named by their paths */
+	cr_assert_str_eq(r->variants[7].source_name, "/elsewhere/dot.c");
+	cr_assert_str_eq(r->variants[0].source_name, "dot.c");
+	cr_assert_eq(reason_count(r, "unmeasured", "never run"), 1);
+	lk_report_free(r);
+	lk_store_close(f.s);
+}
+
+Test(report, output_paths)
+{
+	struct fixture f = make_campaign("paths");
+	struct lk_report_opts opts = {0};
+	struct lk_sweep *sw = lk_sweep_new();
+	char *p, *want;
+
+	p = lk_report_output_path(f.s, NULL, &opts, LK_REPORT_HTML);
+	want = lk_asprintf("%s/report/report.html", lk_store_dir(f.s));
+	cr_assert_str_eq(p, want);
+	free(p);
+	free(want);
+	sw->report.output = lk_strdup("/x/rep");
+	p = lk_report_output_path(f.s, sw, &opts, LK_REPORT_JSON);
+	cr_assert_str_eq(p, "/x/rep/report.json");
+	free(p);
+	opts.out_dir = "/y";
+	p = lk_report_output_path(f.s, sw, &opts, LK_REPORT_VARIANTS_CSV);
+	cr_assert_str_eq(p, "/y/variants.csv");
+	free(p);
+	opts.csv = "-";
+	p = lk_report_output_path(f.s, sw, &opts, LK_REPORT_CSV);
+	cr_assert_str_eq(p, "-");
+	free(p);
+	lk_sweep_free(sw);
+	lk_store_close(f.s);
+}
