@@ -637,6 +637,8 @@ Test(report, plots_with_gnuplot)
 	cr_assert(strstr(page.buf, "id='lkscatter-gpPt0'"));
 	cr_assert(strstr(page.buf, "id='lkcdf-gpPt0'"));
 	cr_assert_null(strstr(page.buf, "<?xml"));
+	free(scatter);
+	free(cdf);
 	cr_assert_eq(lk_report_plots(&ctx, r, "/nonexistent/gnuplot",
 				     &scatter, &cdf) < 0, 1);
 	lk_buf_release(&page);
