@@ -96,6 +96,17 @@ struct lk_filter {
 	long line;
 };
 
+/* The report: section (src/config/report.c). */
+struct lk_report_cfg {
+	int given;                /* the file has a report: section */
+	char *title;              /* NULL: "loopkit report: <campaign>" */
+	char *output;             /* absolute; NULL: <store dir>/report */
+	struct lk_strv group_by;  /* keys: compiler, flagset, source or a
+				   * variant parameter */
+	int group_by_given;       /* 0: every key with >= 2 values */
+	long group_by_line;       /* for messages about a key */
+};
+
 struct lk_sweep {
 	char *path;               /* the YAML file, as given; NULL if built */
 	char *name;               /* 'name:' or the file's base name */
@@ -115,6 +126,7 @@ struct lk_sweep {
 	struct lk_strv metrics;    /* default: tsc, cycles, ns */
 	struct lk_method method;
 	int method_given;          /* the file has a 'method:' section */
+	struct lk_report_cfg report;
 };
 
 /* One point of the Cartesian product (borrowed pointers into the sweep). */

@@ -278,4 +278,70 @@ int lk_store_variant_binaries(struct lk_ctx *ctx, struct lk_store *s,
 			      size_t *n);
 void lk_variant_binaries_free(struct lk_variant_binary *rows, size_t n);
 
+/* ---- report: what loopkit report reads (src/store/report.c). ---- */
+
+/* The names of every campaign, in creation order, appended to names. */
+int lk_store_report_campaign_names(struct lk_ctx *ctx, struct lk_store *s,
+				   struct lk_strv *names);
+/* The id of the campaign called name (never creates it). LK_ENOTFOUND
+ * naming the campaigns there are when it does not exist. */
+int lk_store_report_find_campaign(struct lk_ctx *ctx, struct lk_store *s,
+				  const char *name, int64_t *id);
+
+/* A variant with the results of its latest ok run (strings owned). */
+struct lk_variant_measure {
+	int64_t id;
+	char *hash, *source, *compiler, *flagset;
+	struct lk_param *params;     /* owned strings, in order */
+	size_t nparams;
+	char *status;    /* "ok" when an ok run exists (results are its);
+			    else the latest run's status, "pending" none */
+	char *reason;    /* the latest run's reason when not ok, else "" */
+	struct lk_result_row *results;
+	size_t nresults;
+};
+
+/* A lifted prediction (table lifted), strings owned. */
+struct lk_report_lifted {
+	int64_t variant_id;
+	char *tool, *version, *params;
+	char *status;    /* ok, excluded */
+	int has_value;
+	double value;    /* per kernel call */
+	char *unit, *reason;
+};
+
+
+/* A filter verdict (table verdicts), strings owned. */
+struct lk_report_verdict {
+	int64_t variant_id;
+	char *filter;    /* l1, ... */
+	char *verdict;   /* pass, exclude, unknown */
+	int has_value;
+	double value;
+	char *source, *reason;
+};
+
+/* Everything the report reads about one campaign, owned. */
+struct lk_report_input {
+	char *campaign;                      /* its name */
+	struct lk_variant_measure *variants; /* in id order */
+	size_t nvariants;
+	struct lk_report_lifted *lifted;     /* by tool, version, params,
+						variant */
+	size_t nlifted;
+	struct lk_report_verdict *verdicts;  /* by variant, filter */
+	size_t nverdicts;
+};
+
+/*
+ * Read the campaign's variants (with the results of their latest ok
+ * run), lifted predictions and filter verdicts in one read transaction.
+ * LK_ENOTFOUND for an unknown campaign id. Release with
+ * lk_report_input_release (also after a failure).
+ */
+int lk_store_report_read(struct lk_ctx *ctx, struct lk_store *s,
+			 int64_t campaign, struct lk_report_input *in);
+void lk_report_input_release(struct lk_report_input *in);
+
 #endif

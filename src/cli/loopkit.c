@@ -33,6 +33,9 @@ static const struct command commands[] = {
 	{"count", cmd_count, 0,
 	 "exact execution count of every basic block inside the measured "
 	 "region"},
+	{"report", cmd_report, 0,
+	 "how well each analyzer predicts the measured kernels: tables, "
+	 "plots, HTML"},
 	{"check", cmd_check, 0,
 	 "what this build and this machine can do"},
 };
