@@ -259,6 +259,15 @@ int bprof_image_plan(const struct bprof_block *blk,
 				      "span too much to reach them all",
 				      (unsigned long long)blk->rip_lo,
 				      (unsigned long long)blk->rip_hi);
+	else if (blk->has_rip &&
+		 overlaps(blk->rip_lo & ~(PAGE - 1),
+			  align_up(blk->rip_hi + 1, PAGE) -
+				  (blk->rip_lo & ~(PAGE - 1)),
+			  sandbox, sandbox_size))
+		*reason = lk_asprintf("RIP-relative targets 0x%llx..0x%llx "
+				      "fall in the sandbox's own pages",
+				      (unsigned long long)blk->rip_lo,
+				      (unsigned long long)blk->rip_hi);
 	else if (img->code_addr + img->size > USER_TOP ||
 		 overlaps(img->code_addr, img->size, sandbox, sandbox_size))
 		*reason = lk_asprintf("no room for the code near its "

@@ -9,8 +9,8 @@
  * leave a relocation).
  *
  * main:    unmap [0, sandbox) and [sandbox end, top of user space); map
- *          the code region at its address, copy the image there, make it
- *          r-x; run each entry twice, one pass, untimed (this maps every
+ *          the code region at its address, copy the image there, unmap
+ *          the staged copy, make the code r-x; run each entry twice, one pass, untimed (this maps every
  *          page the code touches, and times one pass); choose the passes
  *          per timed run; then reps x the four entries, timed; exit.
  * run:     refill the shared page with the value, set the vector state,
@@ -162,6 +162,12 @@ __asm__(
 	"	movq " C(CTL_CODE_SIZE) ", %rcx\n"
 	"	cld\n"
 	"	rep movsb\n"
+	"	movq " C(CTL_STAGING) ", %rdi\n"  /* no longer needed */
+	"	movq " C(CTL_CODE_SIZE) ", %rsi\n"
+	"	movl $11, %eax\n"
+	"	syscall\n"
+	"	cmpq $-4096, %rax\n"
+	"	ja .Lsetup_fail\n"
 	"	movq " C(CTL_CODE_ADDR) ", %rdi\n"
 	"	movq " C(CTL_CODE_SIZE) ", %rsi\n"
 	"	movl $5, %edx\n"                   /* PROT_READ|PROT_EXEC */

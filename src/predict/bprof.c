@@ -90,12 +90,20 @@ static const char *vec_name(int vec)
 	return names[vec];
 }
 
+static const char *unit_of(const struct bprof *bp)
+{
+	return bp->use_pmu ? "cycles/iter" : "tsc-calibrated-cycles/iter";
+}
+
+/* Status, unit and reason; raw is "" unless already set. */
 static void set(struct lk_pred *out, const char *status, const char *unit,
 		LK_TAKE char *reason)
 {
 	out->status = lk_strdup(status);
 	out->unit = lk_strdup(unit);
 	out->reason = reason ? reason : lk_strdup("");
+	if (!out->raw)
+		out->raw = lk_strdup("");
 }
 
 /* "+0x5 (divl %ecx)": where in the block rip is, if it is in it. */
@@ -121,7 +129,8 @@ static char *where(const struct lk_pblock *b, const struct bprof_block *blk,
 			   (int)strcspn(line, "\n"), line);
 }
 
-static char *fault_reason(const struct bprof_ctl *c, const char *at,
+static char *fault_reason(const struct bprof_ctl *c,
+			  const struct bprof_image *img, const char *at,
 			  unsigned max_pages)
 {
 	unsigned long long addr = c->fail_addr;
@@ -140,6 +149,10 @@ static char *fault_reason(const struct bprof_ctl *c, const char *at,
 				"SIGSEGV: general-protection fault %s (a "
 				"non-canonical address, a misaligned aligned "
 				"access or a privileged operation)", at);
+		if (addr >= img->code_addr &&
+		    addr < img->code_addr + img->size)
+			return lk_asprintf("SIGSEGV: writes into its own "
+					   "code at 0x%llx %s", addr, at);
 		return lk_asprintf("SIGSEGV: touches the sandbox's own pages "
 				   "at 0x%llx %s", addr, at);
 	}
@@ -290,8 +303,7 @@ static void finish(const struct bprof *bp, const struct bprof_block *blk,
 		   const struct bprof_image *img, const struct bprof_ctl *c,
 		   int vec, struct lk_pred *out)
 {
-	const char *unit = bp->use_pmu ? "cycles/iter"
-				       : "tsc-calibrated-cycles/iter";
+	const char *unit = unit_of(bp);
 	struct figures f;
 
 	compute(bp, c, img, &f);
@@ -332,19 +344,29 @@ static int interpret(struct lk_ctx *ctx, const struct bprof *bp,
 		     const struct bprof_outcome *r, int vec, struct lk_pred *out)
 {
 	const struct bprof_ctl *c = r->ctl;
+	const char *unit = unit_of(bp);
 	char *at;
 
 	if (r->timed_out) {
-		set(out, "timed-out", "", lk_asprintf("killed after %g s",
-						      bp->opts.timeout));
+		set(out, "timed-out", unit, lk_asprintf("killed after %g s",
+							bp->opts.timeout));
 	} else if (r->exited && r->exit_code == 0 && c->state == 3) {
 		finish(bp, blk, img, c, vec, out);
 	} else if (r->exited && r->exit_code == 3) {
 		at = where(b, blk, img, c->fail_rip);
-		set(out, "failed", "", fault_reason(c, at, bp->opts.max_pages));
+		out->raw = lk_asprintf("signal=%s code=%lld addr=0x%llx "
+				       "rip=0x%llx pages=%llu code=0x%llx",
+				       sigabbrev_np((int)c->fail_signo),
+				       (long long)c->fail_code,
+				       (unsigned long long)c->fail_addr,
+				       (unsigned long long)c->fail_rip,
+				       (unsigned long long)c->pages,
+				       (unsigned long long)img->code_addr);
+		set(out, "failed", unit,
+		    fault_reason(c, img, at, bp->opts.max_pages));
 		free(at);
 	} else if (r->exited && r->exit_code == 4) {
-		set(out, "failed", "",
+		set(out, "failed", unit,
 		    lk_asprintf("the sandbox could not map the code at "
 				"0x%llx: %s",
 				(unsigned long long)img->code_addr,
@@ -356,11 +378,11 @@ static int interpret(struct lk_ctx *ctx, const struct bprof *bp,
 				setup_steps[r->exit_code - 10],
 				strerror((int)c->fail_errno));
 	} else if (r->signaled && r->signal == SIGSYS) {
-		set(out, "failed", "",
+		set(out, "failed", unit,
 		    lk_strdup("a system call was blocked by the sandbox's "
 			      "seccomp filter"));
 	} else {
-		set(out, "failed", "",
+		set(out, "failed", unit,
 		    r->signaled ? lk_asprintf("the child was killed by SIG%s",
 					      sigabbrev_np(r->signal))
 				: lk_asprintf("the child exited with %d",
@@ -379,14 +401,14 @@ static int measure(struct lk_ctx *ctx, const struct bprof *bp,
 	int vec, ret;
 
 	if (bprof_block_check(b, &blk, &reason)) {
-		set(out, "unsupported", "", reason);
+		set(out, "unsupported", unit_of(bp), reason);
 		return 0;
 	}
 	vec = block_vec(bp, blk.vec);
 	ret = bprof_sandbox_run(ctx, &bp->opts, &blk, vec, bp->use_pmu, &img,
 				&res, &reason);
 	if (ret == 1)
-		set(out, "unsupported", "", reason);
+		set(out, "unsupported", unit_of(bp), reason);
 	else if (ret == 0)
 		ret = interpret(ctx, bp, b, &blk, &img, &res, vec, out);
 	free(res.ctl);

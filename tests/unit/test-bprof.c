@@ -189,6 +189,8 @@ Test(bprof, division_by_zero_fails_with_reason)
 	cr_assert_not_null(strstr(p.reason, "SIGFPE"), "%s", p.reason);
 	cr_assert_not_null(strstr(p.reason, "+0x2 (divl %ecx)"), "%s",
 			   p.reason);
+	cr_assert_not_null(strstr(p.raw, "signal=FPE"), "%s", p.raw);
+	cr_assert_str_eq(p.unit, "tsc-calibrated-cycles/iter");
 	lk_pred_release(&p);
 }
 
