@@ -289,7 +289,10 @@ static char *raw_text(const struct bprof *bp, const struct bprof_block *blk,
 		lk_buf_addf(&b, " cycles_u1=%llu cycles_u2=%llu",
 			    (unsigned long long)f->cmin[RUN_BLK1],
 			    (unsigned long long)f->cmin[RUN_BLK2]);
-	lk_buf_addf(&b, " paired_median=%.4f", f->paired);
+	/* How far the per-round calibration moves the answer: large when
+	 * the core clock changed between the rounds the minima came from. */
+	lk_buf_addf(&b, " paired_median=%.4f paired_vs_min=%+.2f%%", f->paired,
+		    (f->paired / f->value - 1) * 100);
 	lk_buf_addf(&b, " median_value=%.4f pages=%llu vec=%s dropped=%s "
 		    "code=0x%llx", f->median_value,
 		    (unsigned long long)c->pages, vec_name(vec),

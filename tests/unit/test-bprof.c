@@ -12,7 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
+#include "loopkit/bb.h"
 #include "loopkit/bprof.h"
+#include "loopkit/subprocess.h"
 
 static struct lk_ctx ctx;
 
@@ -398,4 +402,91 @@ Test(bprof, batch_of_blocks)
 	lk_pred_release(&out[0]);
 	lk_pred_release(&out[1]);
 	lk_predictor_free(p);
+}
+
+/* Blocks of a function gcc compiled just now, through the bb API: every
+ * block gets a status, and the loop body (the block that jumps to
+ * itself) is measured. */
+Test(bprof, blocks_of_a_compiled_function)
+{
+	static const char src[] =
+		"double a[1024], b[1024];\n"
+		"__attribute__((noinline)) double dot(long n)\n"
+		"{ double s = 0; for (long i = 0; i < n; i++)\n"
+		"  s += a[i] * b[i]; return s; }\n"
+		"int main(void) { return (int)dot(100); }\n";
+	char dir[] = "/tmp/lk-bprof-XXXXXX", *c, *exe, *gcc_out = NULL;
+	const char *argv[8];
+	struct lk_function fn;
+	struct lk_cfg cfg;
+	struct lk_predictor *p;
+	struct lk_pblock *pb;
+	struct lk_pred *out;
+	size_t i, k, loops = 0;
+	char *gcc = lk_which("gcc");
+
+	if (!gcc)
+		cr_skip_test("gcc is not installed");
+	cr_assert_not_null(mkdtemp(dir));
+	c = lk_path_join(dir, "dot.c");
+	exe = lk_path_join(dir, "dot");
+	cr_assert_eq(lk_file_write_atomic(&ctx, c, src, strlen(src)), 0);
+	argv[0] = gcc, argv[1] = "-O2", argv[2] = "-o", argv[3] = exe;
+	argv[4] = c, argv[5] = NULL;
+	cr_assert_eq(lk_proc_capture(&ctx, argv, 60, &gcc_out), 0, "%s",
+		     ctx.msg);
+	free(gcc_out);
+	cr_assert_eq(lk_elf_function(&ctx, exe, "dot", &fn), 0, "%s", ctx.msg);
+	cr_assert_eq(lk_cfg_build(&ctx, lk_decoder_x86_64(), &fn, &cfg), 0,
+		     "%s", ctx.msg);
+	pb = calloc(cfg.nblocks, sizeof(*pb));
+	out = calloc(cfg.nblocks, sizeof(*out));
+	for (i = 0; i < cfg.nblocks; i++) {
+		const struct lk_block *blk = &cfg.blocks[i];
+		struct lk_buf att = LK_BUF_INIT;
+
+		for (k = 0; k < blk->ninsns; k++)
+			lk_buf_addf(&att, "%s\n", cfg.insns[blk->first + k].att);
+		pb[i].hash = "h";
+		pb[i].att = pb[i].intel = lk_buf_detach(&att);
+		pb[i].bytes = cfg.fn.code + (blk->start - cfg.fn.addr);
+		pb[i].len = blk->end - blk->start;
+		pb[i].ninsns = blk->ninsns;
+		pb[i].addr = blk->start;
+	}
+	cr_assert_eq(lk_bprof_predictor(&ctx, NULL, &p), 0, "%s", ctx.msg);
+	cr_assert_eq(p->predict(&ctx, p, pb, cfg.nblocks, out), 0, "%s",
+		     ctx.msg);
+	for (i = 0; i < cfg.nblocks; i++) {
+		const struct lk_block *blk = &cfg.blocks[i];
+
+		cr_assert(!strcmp(out[i].status, "ok") ||
+			  !strcmp(out[i].status, "unsupported") ||
+			  !strcmp(out[i].status, "failed"),
+			  "block %zu: %s", i, out[i].status);
+		for (k = 0; k < blk->nsucc; k++) {
+			if (blk->succ[k] != i)
+				continue;
+			loops++;
+			cr_assert_str_eq(out[i].status, "ok", "loop: %s",
+					 out[i].reason);
+			/* a dependent FP add per iteration: 2-4 cycles */
+			cr_assert(out[i].value > 1 && out[i].value < 20,
+				  "loop body %.2f cycles/iter\n%s",
+				  out[i].value, pb[i].att);
+		}
+		lk_pred_release(&out[i]);
+		free((char *)pb[i].att);
+	}
+	cr_assert_eq(loops, 1);
+	lk_predictor_free(p);
+	lk_cfg_release(&cfg);
+	free(pb);
+	free(out);
+	unlink(exe);
+	unlink(c);
+	rmdir(dir);
+	free(exe);
+	free(c);
+	free(gcc);
 }
