@@ -17,20 +17,20 @@
 
 /* How the ticks of a run become core cycles. */
 enum lk_bprof_clock {
-	LK_BPROF_CLOCK_AUTO = 0,  /* the PMU's cycles when it opens, else
-				     the TSC calibrated by an imul chain */
-	LK_BPROF_CLOCK_TSC,       /* always the calibrated TSC */
-	LK_BPROF_CLOCK_PMU,       /* the PMU or refuse (LK_EUNSUP) */
+	LK_BPROF_CLOCK_AUTO = 0, /* the PMU's cycles when it opens, else
+				    the TSC calibrated by an imul chain */
+	LK_BPROF_CLOCK_TSC,	 /* always the calibrated TSC */
+	LK_BPROF_CLOCK_PMU,	 /* the PMU or refuse (LK_EUNSUP) */
 };
 
 struct lk_bprof_opts {
-	unsigned unroll1, unroll2;   /* U1 < U2: copies of the block per run */
-	unsigned repetitions;        /* timed runs of each unroll factor; the
-					minimum is kept */
-	double timeout;              /* seconds per block, child killed after */
-	int cpu;                     /* pin the child to this CPU; -1: don't */
-	unsigned max_pages;          /* distinct pages a block may touch */
-	uint64_t value;              /* every register's initial value */
+	unsigned unroll1, unroll2; /* U1 < U2: copies of the block per run */
+	unsigned repetitions;	   /* timed runs of each unroll factor; the
+				      minimum is kept */
+	double timeout;		   /* seconds per block, child killed after */
+	int cpu;		   /* pin the child to this CPU; -1: don't */
+	unsigned max_pages;	   /* distinct pages a block may touch */
+	uint64_t value;		   /* every register's initial value */
 	enum lk_bprof_clock clock;
 };
 

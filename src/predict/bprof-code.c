@@ -13,8 +13,8 @@
 
 #define PAGE 4096ull
 #define MIB (1ull << 20)
-#define TRAILER_LEN 14          /* jmp *0(%rip); .quad back */
-#define BLOCK_CODE_MAX 16384    /* unrolled bytes; beyond, scale U down */
+#define TRAILER_LEN 14	     /* jmp *0(%rip); .quad back */
+#define BLOCK_CODE_MAX 16384 /* unrolled bytes; beyond, scale U down */
 #define USER_TOP 0x7ffffffff000ull
 #define DEFAULT_CODE_ADDR 0x100000000ull
 
@@ -118,8 +118,8 @@ static void note_rip(const ZydisDecodedInstruction *zi,
 			LK_BUG("RIP-relative operand without a disp32");
 		in->rip_disp = 1;
 		in->disp_off = zi->raw.disp.offset;
-		in->target = addr + in->off + in->len +
-			     (uint64_t)zi->raw.disp.value;
+		in->target =
+		    addr + in->off + in->len + (uint64_t)zi->raw.disp.value;
 		if (!out->has_rip || in->target < out->rip_lo)
 			out->rip_lo = in->target;
 		if (!out->has_rip || in->target > out->rip_hi)
@@ -150,7 +150,8 @@ static int check_one(const struct lk_pblock *b, size_t off,
 	name = ZydisMnemonicGetString(zi.mnemonic);
 	if ((why = refusal(&zi))) {
 		*reason = lk_asprintf("%s at +0x%zx %s: it cannot run in the "
-				      "sandbox", name, off, why);
+				      "sandbox",
+				      name, off, why);
 		return -1;
 	}
 	if (is_control_flow(&zi)) {
@@ -159,7 +160,8 @@ static int check_one(const struct lk_pblock *b, size_t off,
 			return 1;
 		}
 		*reason = lk_asprintf("control flow inside the block: %s at "
-				      "+0x%zx", name, off);
+				      "+0x%zx",
+				      name, off);
 		return -1;
 	}
 	in = &out->insns[out->ninsns++];
@@ -194,7 +196,8 @@ int bprof_block_check(const struct lk_pblock *b, struct bprof_block *out,
 	out->len = off;
 	if (ret >= 0 && !out->len)
 		*reason = lk_asprintf("nothing to run once the terminating %s "
-				      "is dropped", out->dropped);
+				      "is dropped",
+				      out->dropped);
 	if (*reason) {
 		bprof_block_release(out);
 		return 1;
@@ -244,8 +247,7 @@ int bprof_image_plan(const struct bprof_block *blk,
 
 	memset(img, 0, sizeof(*img));
 	plan_unroll(blk, opts, img);
-	img->size = cal + align_up(blk->len * img->unroll2 + TRAILER_LEN,
-				   PAGE);
+	img->size = cal + align_up(blk->len * img->unroll2 + TRAILER_LEN, PAGE);
 	/* RIP-relative operands keep their link-time targets: the image
 	 * goes just past the highest one, within reach of all. */
 	img->code_addr = blk->has_rip ? align_up(blk->rip_hi + 1, MIB) + MIB
@@ -259,11 +261,10 @@ int bprof_image_plan(const struct bprof_block *blk,
 				      "span too much to reach them all",
 				      (unsigned long long)blk->rip_lo,
 				      (unsigned long long)blk->rip_hi);
-	else if (blk->has_rip &&
-		 overlaps(blk->rip_lo & ~(PAGE - 1),
-			  align_up(blk->rip_hi + 1, PAGE) -
-				  (blk->rip_lo & ~(PAGE - 1)),
-			  sandbox, sandbox_size))
+	else if (blk->has_rip && overlaps(blk->rip_lo & ~(PAGE - 1),
+					  align_up(blk->rip_hi + 1, PAGE) -
+					      (blk->rip_lo & ~(PAGE - 1)),
+					  sandbox, sandbox_size))
 		*reason = lk_asprintf("RIP-relative targets 0x%llx..0x%llx "
 				      "fall in the sandbox's own pages",
 				      (unsigned long long)blk->rip_lo,
@@ -279,8 +280,7 @@ int bprof_image_plan(const struct bprof_block *blk,
 	img->entries[RUN_CAL1] = img->code_addr + (CAL_LONG - CAL_SHORT) * 4;
 	img->entries[RUN_CAL2] = img->code_addr;
 	img->entries[RUN_BLK1] =
-		img->blk_base + (uint64_t)(img->unroll2 - img->unroll1) *
-					blk->len;
+	    img->blk_base + (uint64_t)(img->unroll2 - img->unroll1) * blk->len;
 	img->entries[RUN_BLK2] = img->blk_base;
 	return 0;
 }
@@ -296,8 +296,7 @@ static void write_trailer(uint8_t *p, uint64_t back)
 /* Copy i of the block, its RIP-relative displacements re-aimed at the
  * targets the original had. */
 static void write_copy(const struct bprof_block *blk,
-		       const struct bprof_image *img, unsigned i,
-		       uint8_t *dst)
+		       const struct bprof_image *img, unsigned i, uint8_t *dst)
 {
 	uint64_t at = img->blk_base + (uint64_t)i * blk->len;
 	size_t k;
@@ -309,7 +308,8 @@ static void write_copy(const struct bprof_block *blk,
 
 		if (!in->rip_disp)
 			continue;
-		disp = (int32_t)(int64_t)(in->target - (at + in->off + in->len));
+		disp =
+		    (int32_t)(int64_t)(in->target - (at + in->off + in->len));
 		memcpy(dst + in->off + in->disp_off, &disp, sizeof(disp));
 	}
 }

@@ -15,15 +15,15 @@
  * The sandbox: one MAP_SHARED anonymous mapping made by the parent, the
  * only mapping the child keeps. Offsets from its start.
  */
-#define SBX_STUB 0x0           /* the stub, copied, r-x in the child */
-#define SBX_CTL 0x1000         /* struct bprof_ctl and the samples */
+#define SBX_STUB 0x0   /* the stub, copied, r-x in the child */
+#define SBX_CTL 0x1000 /* struct bprof_ctl and the samples */
 #define SBX_CTL_SIZE 0x10000
-#define SBX_STACK 0x11000      /* the stub's stack */
+#define SBX_STACK 0x11000 /* the stub's stack */
 #define SBX_STACK_SIZE 0x10000
-#define SBX_ALTSTACK 0x21000   /* the signal handler's stack */
+#define SBX_ALTSTACK 0x21000 /* the signal handler's stack */
 #define SBX_ALTSTACK_SIZE 0x10000
-#define SBX_ALIAS 0x31000      /* the shared page, seen by the stub */
-#define SBX_STAGING 0x32000    /* the code image, copied to its place */
+#define SBX_ALIAS 0x31000   /* the shared page, seen by the stub */
+#define SBX_STAGING 0x32000 /* the code image, copied to its place */
 
 /* Offsets into the control block, used by the stub (bprof-stub.c). */
 #define CTL_VALUE 0
@@ -76,19 +76,20 @@
 #define NRUNS 4
 
 /* Why the signal handler gave up (ctl.fail_why). */
-#define WHY_SIGNAL 0   /* a signal other than a mappable SIGSEGV */
-#define WHY_OWN 1      /* SIGSEGV that is not an unmapped page, or one
-			  inside the sandbox */
-#define WHY_CAP 2      /* more than max_pages pages */
-#define WHY_MMAP 3     /* mmap refused the page (errno) */
-#define WHY_SETUP 4    /* the stub's own set-up failed (errno) */
+#define WHY_SIGNAL 0 /* a signal other than a mappable SIGSEGV */
+#define WHY_OWN                                                                \
+	1	    /* SIGSEGV that is not an unmapped page, or one            \
+		       inside the sandbox */
+#define WHY_CAP 2   /* more than max_pages pages */
+#define WHY_MMAP 3  /* mmap refused the page (errno) */
+#define WHY_SETUP 4 /* the stub's own set-up failed (errno) */
 
 /* Vector register set-up (ctl.vec). */
-#define VEC_SSE 0      /* xmm0-15 (no AVX on this CPU) */
+#define VEC_SSE 0	/* xmm0-15 (no AVX on this CPU) */
 #define VEC_SSE_CLEAN 1 /* vzeroupper, then xmm0-15 */
-#define VEC_YMM 2      /* ymm0-15 */
-#define VEC_ZMM 3      /* zmm0-31, k1-k7 all ones (16 bits) */
-#define VEC_ZMM_BW 4   /* zmm0-31, k1-k7 all ones (64 bits) */
+#define VEC_YMM 2	/* ymm0-15 */
+#define VEC_ZMM 3	/* zmm0-31, k1-k7 all ones (16 bits) */
+#define VEC_ZMM_BW 4	/* zmm0-31, k1-k7 all ones (64 bits) */
 
 struct bprof_ctl {
 	uint64_t value, entry, saved_rsp, t0, t1, c0, c1;
@@ -100,12 +101,12 @@ struct bprof_ctl {
 	uint64_t fail_signo, fail_code, fail_addr, fail_rip, fail_why;
 	uint64_t fail_errno, state, reps;
 	uint64_t entries[NRUNS];
-	uint64_t passes_left;  /* of the run under way */
-	uint64_t target;       /* ticks a long run should last at least */
+	uint64_t passes_left; /* of the run under way */
+	uint64_t target;      /* ticks a long run should last at least */
 	uint64_t pad;
 	uint64_t vecval[8] __attribute__((aligned(64)));
 	uint64_t passes[NRUNS]; /* passes over the code per timed run */
-	uint64_t warm[NRUNS];  /* ticks of one pass, after the warm-up */
+	uint64_t warm[NRUNS];	/* ticks of one pass, after the warm-up */
 	/* then reps * NRUNS TSC samples, then reps * NRUNS PMU samples */
 	uint64_t samples[];
 };
@@ -132,20 +133,20 @@ struct bprof_ctl {
 struct bprof_insn {
 	size_t off;
 	uint8_t len;
-	int rip_disp;          /* has a RIP-relative disp32 */
-	uint8_t disp_off;      /* where it sits in the instruction */
-	uint64_t target;       /* the address it designates, at the block's
-				  link address */
+	int rip_disp;	  /* has a RIP-relative disp32 */
+	uint8_t disp_off; /* where it sits in the instruction */
+	uint64_t target;  /* the address it designates, at the block's
+			     link address */
 };
 
 /* A block checked and ready to unroll. */
 struct bprof_block {
-	const uint8_t *bytes;  /* borrowed from the lk_pblock */
-	size_t len;            /* without the dropped terminator */
+	const uint8_t *bytes; /* borrowed from the lk_pblock */
+	size_t len;	      /* without the dropped terminator */
 	struct bprof_insn *insns;
 	size_t ninsns;
-	char *dropped;         /* the terminator's mnemonic, or NULL */
-	int vec;               /* VEC_* the block needs, before the CPU's */
+	char *dropped; /* the terminator's mnemonic, or NULL */
+	int vec;       /* VEC_* the block needs, before the CPU's */
 	int has_rip;
 	uint64_t rip_lo, rip_hi; /* range of RIP-relative targets */
 };
@@ -160,9 +161,9 @@ void bprof_block_release(struct bprof_block *blk);
 
 /* The code image: the calibration chain, then the unrolled block. */
 struct bprof_image {
-	uint64_t code_addr;    /* where the child maps it */
-	size_t size;           /* page multiple */
-	uint64_t blk_base;     /* first copy of the block */
+	uint64_t code_addr;	   /* where the child maps it */
+	size_t size;		   /* page multiple */
+	uint64_t blk_base;	   /* first copy of the block */
 	unsigned unroll1, unroll2; /* as used (large blocks are scaled) */
 	uint64_t entries[NRUNS];
 };
@@ -202,6 +203,6 @@ int bprof_pmu_available(void);
 
 /* The stub (bprof-stub.c): symbols inside the copied bytes. */
 extern const char bprof_stub_start[], bprof_stub_handler[],
-	bprof_stub_restorer[], bprof_stub_back[], bprof_stub_end[];
+    bprof_stub_restorer[], bprof_stub_back[], bprof_stub_end[];
 
 #endif

@@ -56,21 +56,21 @@ static uint64_t stub_off(const char *sym)
 static int seccomp_lock(void)
 {
 	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			 offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			 offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_read, 7, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mmap, 6, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_munmap, 5, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mprotect, 4, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_rt_sigreturn, 3, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_exit_group, 2, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_exit, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		     offsetof(struct seccomp_data, arch)),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		     offsetof(struct seccomp_data, nr)),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_read, 7, 0),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mmap, 6, 0),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_munmap, 5, 0),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mprotect, 4, 0),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_rt_sigreturn, 3, 0),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_exit_group, 2, 0),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_exit, 1, 0),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	struct sock_fprog prog = {.len = LK_ARRAY_SIZE(f), .filter = f};
 
@@ -106,10 +106,10 @@ int bprof_pmu_available(void)
 static int handle(int sig, const struct sandbox *s)
 {
 	struct ksigaction ka = {
-		.handler = s->base + stub_off(bprof_stub_handler),
-		.flags = SA_SIGINFO | SA_ONSTACK | KSA_RESTORER,
-		.restorer = s->base + stub_off(bprof_stub_restorer),
-		.mask = ~0ull,
+	    .handler = s->base + stub_off(bprof_stub_handler),
+	    .flags = SA_SIGINFO | SA_ONSTACK | KSA_RESTORER,
+	    .restorer = s->base + stub_off(bprof_stub_restorer),
+	    .mask = ~0ull,
 	};
 
 	return (int)syscall(SYS_rt_sigaction, sig, &ka, NULL, 8);
@@ -203,8 +203,7 @@ fail:
 	_exit(step);
 }
 
-static int sandbox_make(struct lk_ctx *ctx, size_t code_size,
-			struct sandbox *s)
+static int sandbox_make(struct lk_ctx *ctx, size_t code_size, struct sandbox *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->memfd = -1;
@@ -321,10 +320,9 @@ int bprof_sandbox_run(struct lk_ctx *ctx, const struct lk_bprof_opts *opts,
 	}
 	memcpy(s.base, bprof_stub_start, stub_len);
 	ctl_fill(opts, &s, img, vec);
-	bprof_image_write(blk, img,
-			  (uint64_t)(uintptr_t)s.base +
-				  stub_off(bprof_stub_back),
-			  s.base + SBX_STAGING);
+	bprof_image_write(
+	    blk, img, (uint64_t)(uintptr_t)s.base + stub_off(bprof_stub_back),
+	    s.base + SBX_STAGING);
 	pid = fork();
 	if (pid == 0)
 		child(opts, &s, parent, use_pmu);

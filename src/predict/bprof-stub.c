@@ -10,9 +10,10 @@
  *
  * main:    unmap [0, sandbox) and [sandbox end, top of user space); map
  *          the code region at its address, copy the image there, unmap
- *          the staged copy, make the code r-x; run each entry twice, one pass, untimed (this maps every
- *          page the code touches, and times one pass); choose the passes
- *          per timed run; then reps x the four entries, timed; exit.
+ *          the staged copy, make the code r-x; run each entry twice, one
+ *          pass, untimed (this maps every page the code touches, and
+ *          times one pass); choose the passes per timed run; then reps x
+ *          the four entries, timed; exit.
  * run:     refill the shared page with the value, set the vector state,
  *          read the PMU (if any), rdtscp+lfence, set every general
  *          register (rsp and rbp included) to the value, jump to the

@@ -17,7 +17,7 @@
 struct bprof {
 	struct lk_bprof_opts opts;
 	int use_pmu;
-	int cpu_vec;           /* the best VEC_* this CPU has */
+	int cpu_vec; /* the best VEC_* this CPU has */
 };
 
 void lk_bprof_opts_init(struct lk_bprof_opts *opts)
@@ -65,7 +65,7 @@ static int cpu_vec(void)
 	__builtin_cpu_init();
 	if (__builtin_cpu_supports("avx512f"))
 		return __builtin_cpu_supports("avx512bw") ? VEC_ZMM_BW
-							   : VEC_ZMM;
+							  : VEC_ZMM;
 	if (__builtin_cpu_supports("avx"))
 		return VEC_YMM;
 	return VEC_SSE;
@@ -84,8 +84,7 @@ static int block_vec(const struct bprof *bp, int need)
 
 static const char *vec_name(int vec)
 {
-	static const char *const names[] = {"sse", "sse", "ymm", "zmm",
-					    "zmm"};
+	static const char *const names[] = {"sse", "sse", "ymm", "zmm", "zmm"};
 
 	return names[vec];
 }
@@ -125,8 +124,8 @@ static char *where(const struct lk_pblock *b, const struct bprof_block *blk,
 			line++;
 	if (k == blk->ninsns || !line || !*line)
 		return lk_asprintf("at +0x%zx", off);
-	return lk_asprintf("at +0x%zx (%.*s)", off,
-			   (int)strcspn(line, "\n"), line);
+	return lk_asprintf("at +0x%zx (%.*s)", off, (int)strcspn(line, "\n"),
+			   line);
 }
 
 static char *fault_reason(const struct bprof_ctl *c,
@@ -142,27 +141,30 @@ static char *fault_reason(const struct bprof_ctl *c,
 					   max_pages, addr, at);
 		if (c->fail_why == WHY_MMAP)
 			return lk_asprintf("cannot map the page at 0x%llx "
-					   "(%s): %s", addr, at,
+					   "(%s): %s",
+					   addr, at,
 					   strerror((int)c->fail_errno));
 		if (c->fail_code == 0x80) /* SI_KERNEL */
 			return lk_asprintf(
-				"SIGSEGV: general-protection fault %s (a "
-				"non-canonical address, a misaligned aligned "
-				"access or a privileged operation)", at);
-		if (addr >= img->code_addr &&
-		    addr < img->code_addr + img->size)
+			    "SIGSEGV: general-protection fault %s (a "
+			    "non-canonical address, a misaligned aligned "
+			    "access or a privileged operation)",
+			    at);
+		if (addr >= img->code_addr && addr < img->code_addr + img->size)
 			return lk_asprintf("SIGSEGV: writes into its own "
-					   "code at 0x%llx %s", addr, at);
+					   "code at 0x%llx %s",
+					   addr, at);
 		return lk_asprintf("SIGSEGV: touches the sandbox's own pages "
-				   "at 0x%llx %s", addr, at);
+				   "at 0x%llx %s",
+				   addr, at);
 	}
 	if (c->fail_signo == SIGFPE)
 		return lk_asprintf("SIGFPE: %s %s",
 				   c->fail_code == FPE_INTDIV ||
-						   c->fail_code == FPE_INTOVF
-					   ? "integer division by zero or "
-					     "quotient overflow"
-					   : "floating-point exception",
+					   c->fail_code == FPE_INTOVF
+				       ? "integer division by zero or "
+					 "quotient overflow"
+				       : "floating-point exception",
 				   at);
 	if (c->fail_signo == SIGILL)
 		return lk_asprintf("SIGILL: the CPU lacks an instruction %s",
@@ -197,8 +199,8 @@ static void reduce(const struct bprof_ctl *c, int pmu, int k, uint64_t *min,
 struct figures {
 	uint64_t min[NRUNS], med[NRUNS], cmin[NRUNS], cmed[NRUNS];
 	double ticks_per_iter, core_per_tsc, value, median_value;
-	double paired;         /* median over repetitions of each one's own
-				  calibrated difference */
+	double paired; /* median over repetitions of each one's own
+			  calibrated difference */
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -222,9 +224,9 @@ static double paired_median(const struct bprof_ctl *c, int pmu, double span,
 		const uint64_t *x = s + r * NRUNS;
 		double d = ((double)x[RUN_BLK2] - (double)x[RUN_BLK1]) / span;
 
-		v[r] = pmu ? d
-			   : d * cal / ((double)x[RUN_CAL2] -
-					(double)x[RUN_CAL1]);
+		v[r] =
+		    pmu ? d
+			: d * cal / ((double)x[RUN_CAL2] - (double)x[RUN_CAL1]);
 	}
 	qsort(v, c->reps, sizeof(*v), cmp_double);
 	med = v[c->reps / 2];
@@ -236,8 +238,8 @@ static void compute(const struct bprof *bp, const struct bprof_ctl *c,
 		    const struct bprof_image *img, struct figures *f)
 {
 	/* iterations and reference cycles between the short and long runs */
-	double span = (double)(img->unroll2 - img->unroll1) *
-		      (double)c->passes[RUN_BLK2];
+	double span =
+	    (double)(img->unroll2 - img->unroll1) * (double)c->passes[RUN_BLK2];
 	double cal = (double)(CAL_LONG - CAL_SHORT) * CAL_LATENCY *
 		     (double)c->passes[RUN_CAL2];
 	double med_ticks, med_core;
@@ -248,18 +250,20 @@ static void compute(const struct bprof *bp, const struct bprof_ctl *c,
 		reduce(c, 1, k, &f->cmin[k], &f->cmed[k]);
 	}
 	f->ticks_per_iter =
-		((double)f->min[RUN_BLK2] - (double)f->min[RUN_BLK1]) / span;
+	    ((double)f->min[RUN_BLK2] - (double)f->min[RUN_BLK1]) / span;
 	f->core_per_tsc =
-		cal / ((double)f->min[RUN_CAL2] - (double)f->min[RUN_CAL1]);
-	med_ticks = ((double)f->med[RUN_BLK2] - (double)f->med[RUN_BLK1]) /
-		    span;
+	    cal / ((double)f->min[RUN_CAL2] - (double)f->min[RUN_CAL1]);
+	med_ticks =
+	    ((double)f->med[RUN_BLK2] - (double)f->med[RUN_BLK1]) / span;
 	med_core = cal / ((double)f->med[RUN_CAL2] - (double)f->med[RUN_CAL1]);
 	f->paired = paired_median(c, bp->use_pmu, span, cal);
 	if (bp->use_pmu) {
-		f->value = ((double)f->cmin[RUN_BLK2] -
-			    (double)f->cmin[RUN_BLK1]) / span;
-		f->median_value = ((double)f->cmed[RUN_BLK2] -
-				   (double)f->cmed[RUN_BLK1]) / span;
+		f->value =
+		    ((double)f->cmin[RUN_BLK2] - (double)f->cmin[RUN_BLK1]) /
+		    span;
+		f->median_value =
+		    ((double)f->cmed[RUN_BLK2] - (double)f->cmed[RUN_BLK1]) /
+		    span;
 	} else {
 		f->value = f->ticks_per_iter * f->core_per_tsc;
 		f->median_value = med_ticks * med_core;
@@ -272,18 +276,20 @@ static char *raw_text(const struct bprof *bp, const struct bprof_block *blk,
 {
 	struct lk_buf b = LK_BUF_INIT;
 
-	lk_buf_addf(&b, "clock=%s u1=%u u2=%u passes=%llu cal_passes=%llu "
-		    "reps=%llu", bp->use_pmu ? "pmu" : "tsc-calibrated",
-		    img->unroll1, img->unroll2,
-		    (unsigned long long)c->passes[RUN_BLK2],
+	lk_buf_addf(&b,
+		    "clock=%s u1=%u u2=%u passes=%llu cal_passes=%llu "
+		    "reps=%llu",
+		    bp->use_pmu ? "pmu" : "tsc-calibrated", img->unroll1,
+		    img->unroll2, (unsigned long long)c->passes[RUN_BLK2],
 		    (unsigned long long)c->passes[RUN_CAL2],
 		    (unsigned long long)c->reps);
 	lk_buf_addf(&b, " ticks_u1=%llu ticks_u2=%llu ticks_per_iter=%.4f",
 		    (unsigned long long)f->min[RUN_BLK1],
 		    (unsigned long long)f->min[RUN_BLK2], f->ticks_per_iter);
-	lk_buf_addf(&b, " cal_ticks_%d=%llu cal_ticks_%d=%llu "
-		    "core_per_tsc=%.4f", CAL_SHORT,
-		    (unsigned long long)f->min[RUN_CAL1], CAL_LONG,
+	lk_buf_addf(&b,
+		    " cal_ticks_%d=%llu cal_ticks_%d=%llu "
+		    "core_per_tsc=%.4f",
+		    CAL_SHORT, (unsigned long long)f->min[RUN_CAL1], CAL_LONG,
 		    (unsigned long long)f->min[RUN_CAL2], f->core_per_tsc);
 	if (bp->use_pmu)
 		lk_buf_addf(&b, " cycles_u1=%llu cycles_u2=%llu",
@@ -293,10 +299,11 @@ static char *raw_text(const struct bprof *bp, const struct bprof_block *blk,
 	 * the core clock changed between the rounds the minima came from. */
 	lk_buf_addf(&b, " paired_median=%.4f paired_vs_min=%+.2f%%", f->paired,
 		    (f->paired / f->value - 1) * 100);
-	lk_buf_addf(&b, " median_value=%.4f pages=%llu vec=%s dropped=%s "
-		    "code=0x%llx", f->median_value,
-		    (unsigned long long)c->pages, vec_name(vec),
-		    blk->dropped ? blk->dropped : "-",
+	lk_buf_addf(&b,
+		    " median_value=%.4f pages=%llu vec=%s dropped=%s "
+		    "code=0x%llx",
+		    f->median_value, (unsigned long long)c->pages,
+		    vec_name(vec), blk->dropped ? blk->dropped : "-",
 		    (unsigned long long)img->code_addr);
 	return lk_buf_detach(&b);
 }
@@ -335,24 +342,25 @@ static void finish(const struct bprof *bp, const struct bprof_block *blk,
 }
 
 static const char *const setup_steps[] = {
-	"parent-death signal", "core limit", "CPU affinity",
-	"sandbox mappings", "signal handlers", "PMU cycles counter",
-	"seccomp filter",
+    "parent-death signal", "core limit",      "CPU affinity",
+    "sandbox mappings",	   "signal handlers", "PMU cycles counter",
+    "seccomp filter",
 };
 
 /* Read how the child ended. < 0: the sandbox itself cannot work. */
 static int interpret(struct lk_ctx *ctx, const struct bprof *bp,
 		     const struct lk_pblock *b, const struct bprof_block *blk,
 		     const struct bprof_image *img,
-		     const struct bprof_outcome *r, int vec, struct lk_pred *out)
+		     const struct bprof_outcome *r, int vec,
+		     struct lk_pred *out)
 {
 	const struct bprof_ctl *c = r->ctl;
 	const char *unit = unit_of(bp);
 	char *at;
 
 	if (r->timed_out) {
-		set(out, "timed-out", unit, lk_asprintf("killed after %g s",
-							bp->opts.timeout));
+		set(out, "timed-out", unit,
+		    lk_asprintf("killed after %g s", bp->opts.timeout));
 	} else if (r->exited && r->exit_code == 0 && c->state == 3) {
 		finish(bp, blk, img, c, vec, out);
 	} else if (r->exited && r->exit_code == 3) {
@@ -448,15 +456,15 @@ static char *params_text(const struct bprof *bp)
 	const struct lk_bprof_opts *o = &bp->opts;
 
 	return lk_asprintf(
-		"u1=%u u2=%u reps=%u reduce=min timeout=%g cpu=%d "
-		"max_pages=%u value=0x%llx clock=%s method=unroll-difference "
-		"(t(u2)-t(u1))/(u2-u1), one shared page for every faulting "
-		"address, terminator dropped, rip-relative targets kept, "
-		"mxcsr=0x9fc0",
-		o->unroll1, o->unroll2, o->repetitions, o->timeout, o->cpu,
-		o->max_pages, (unsigned long long)o->value,
-		bp->use_pmu ? "pmu-cycles"
-			    : "tsc-calibrated(imul-r64-chain,3-cycles)");
+	    "u1=%u u2=%u reps=%u reduce=min timeout=%g cpu=%d "
+	    "max_pages=%u value=0x%llx clock=%s method=unroll-difference "
+	    "(t(u2)-t(u1))/(u2-u1), one shared page for every faulting "
+	    "address, terminator dropped, rip-relative targets kept, "
+	    "mxcsr=0x9fc0",
+	    o->unroll1, o->unroll2, o->repetitions, o->timeout, o->cpu,
+	    o->max_pages, (unsigned long long)o->value,
+	    bp->use_pmu ? "pmu-cycles"
+			: "tsc-calibrated(imul-r64-chain,3-cycles)");
 }
 
 int lk_bprof_predictor(struct lk_ctx *ctx, const struct lk_bprof_opts *opts,
@@ -479,8 +487,8 @@ int lk_bprof_predictor(struct lk_ctx *ctx, const struct lk_bprof_opts *opts,
 		free(bp);
 		return ret;
 	}
-	bp->use_pmu = bp->opts.clock != LK_BPROF_CLOCK_TSC &&
-		      bprof_pmu_available();
+	bp->use_pmu =
+	    bp->opts.clock != LK_BPROF_CLOCK_TSC && bprof_pmu_available();
 	if (bp->opts.clock == LK_BPROF_CLOCK_PMU && !bp->use_pmu) {
 		free(bp);
 		return lk_error(ctx, LK_EUNSUP,

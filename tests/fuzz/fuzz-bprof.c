@@ -42,8 +42,8 @@ static void check_copy(const struct bprof_block *blk,
 
 		if (!in->rip_disp)
 			continue;
-		if (ZYAN_FAILED(ZydisDecoderDecodeFull(
-			    &dec, code + in->off, in->len, &zi, ops)) ||
+		if (ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, code + in->off,
+						       in->len, &zi, ops)) ||
 		    end + (uint64_t)zi.raw.disp.value != in->target)
 			abort();
 	}
@@ -90,7 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (img.unroll1 >= img.unroll2 ||
 	    img.blk_base + (uint64_t)img.unroll2 * blk.len + 14 >
-		    img.code_addr + img.size)
+		img.code_addr + img.size)
 		abort();
 	image = malloc(img.size);
 	bprof_image_write(&blk, &img, 0x7f0000000000ull, image);

@@ -27,19 +27,19 @@ static void setup(void)
 
 TestSuite(bprof, .init = setup, .timeout = 60);
 
-#define IMUL 0x48, 0x0f, 0xaf, 0xc0        /* imul %rax, %rax */
-#define LOAD 0x48, 0x8b, 0x00              /* mov (%rax), %rax */
-#define ADD_DEP 0x48, 0x01, 0xd8           /* add %rbx, %rax */
+#define IMUL 0x48, 0x0f, 0xaf, 0xc0 /* imul %rax, %rax */
+#define LOAD 0x48, 0x8b, 0x00	    /* mov (%rax), %rax */
+#define ADD_DEP 0x48, 0x01, 0xd8    /* add %rbx, %rax */
 
 /* Measure bytes repeated 'times' times as one block at 0x401000. */
-static void measure_opts(const struct lk_bprof_opts *opts,
-			 const uint8_t *bytes, size_t len, int times,
-			 const char *att, struct lk_pred *out)
+static void measure_opts(const struct lk_bprof_opts *opts, const uint8_t *bytes,
+			 size_t len, int times, const char *att,
+			 struct lk_pred *out)
 {
 	struct lk_predictor *p;
 	uint8_t *code = malloc(len * times);
-	struct lk_pblock b = {.hash = "h", .att = att ? att : "",
-			      .intel = "", .addr = 0x401000};
+	struct lk_pblock b = {
+	    .hash = "h", .att = att ? att : "", .intel = "", .addr = 0x401000};
 	int i, ret;
 
 	for (i = 0; i < times; i++)
@@ -105,16 +105,16 @@ Test(bprof, twice_the_chain_twice_the_time)
 	double n = ok_value(b, sizeof(b), 6);
 	double n2 = ok_value(b, sizeof(b), 12);
 
-	cr_assert(n2 / n > 1.6 && n2 / n < 2.4, "12 imul %.2f, 6 imul %.2f",
-		  n2, n);
+	cr_assert(n2 / n > 1.6 && n2 / n < 2.4, "12 imul %.2f, 6 imul %.2f", n2,
+		  n);
 }
 
 Test(bprof, independent_adds_much_faster_than_dependent)
 {
 	static const uint8_t indep[] = {
-		0x48, 0x01, 0xc3, 0x48, 0x01, 0xc1, 0x48, 0x01,
-		0xc2, 0x48, 0x01, 0xc6, 0x48, 0x01, 0xc7, 0x49,
-		0x01, 0xc0, 0x49, 0x01, 0xc1, 0x49, 0x01, 0xc2,
+	    0x48, 0x01, 0xc3, 0x48, 0x01, 0xc1, 0x48, 0x01,
+	    0xc2, 0x48, 0x01, 0xc6, 0x48, 0x01, 0xc7, 0x49,
+	    0x01, 0xc0, 0x49, 0x01, 0xc1, 0x49, 0x01, 0xc2,
 	}; /* add %rax to rbx, rcx, rdx, rsi, rdi, r8, r9, r10 */
 	static const uint8_t dep[] = {ADD_DEP};
 	double i8 = ok_value(indep, sizeof(indep), 1);
@@ -122,8 +122,8 @@ Test(bprof, independent_adds_much_faster_than_dependent)
 
 	cr_assert(d8 > 8 * 0.7 && d8 < 8 * 1.4,
 		  "8 dependent adds: %.2f cycles/iter, expected ~8", d8);
-	cr_assert(i8 < d8 / 2.5, "8 independent adds %.2f, dependent %.2f",
-		  i8, d8);
+	cr_assert(i8 < d8 / 2.5, "8 independent adds %.2f, dependent %.2f", i8,
+		  d8);
 }
 
 Test(bprof, load_chain_through_the_shared_page)
@@ -156,9 +156,9 @@ Test(bprof, unmapped_absolute_address_is_mapped_then_measured)
 Test(bprof, rip_relative_and_stack)
 {
 	static const uint8_t b[] = {
-		0xf2, 0x0f, 0x58, 0x05, 0x00, 0x01, 0x00, 0x00, /* addsd */
-		0x48, 0x89, 0x05, 0x00, 0x20, 0x00, 0x00, /* mov %rax, rip */
-		0x50, 0x5b,                               /* push, pop */
+	    0xf2, 0x0f, 0x58, 0x05, 0x00, 0x01, 0x00, 0x00, /* addsd */
+	    0x48, 0x89, 0x05, 0x00, 0x20, 0x00, 0x00,	    /* mov %rax, rip */
+	    0x50, 0x5b,					    /* push, pop */
 	};
 	struct lk_pred p;
 
@@ -187,8 +187,7 @@ Test(bprof, division_by_zero_fails_with_reason)
 	static const uint8_t b[] = {0x31, 0xc9, 0xf7, 0xf1}; /* div %ecx */
 	struct lk_pred p;
 
-	measure_opts(NULL, b, sizeof(b), 1, "xorl %ecx, %ecx\ndivl %ecx",
-		     &p);
+	measure_opts(NULL, b, sizeof(b), 1, "xorl %ecx, %ecx\ndivl %ecx", &p);
 	cr_assert_str_eq(p.status, "failed");
 	cr_assert_not_null(strstr(p.reason, "SIGFPE"), "%s", p.reason);
 	cr_assert_not_null(strstr(p.reason, "+0x2 (divl %ecx)"), "%s",
@@ -205,8 +204,7 @@ Test(bprof, syscall_unsupported)
 
 	measure(b, sizeof(b), 1, &p);
 	cr_assert_str_eq(p.status, "unsupported");
-	cr_assert_not_null(strstr(p.reason, "syscall at +0x4"), "%s",
-			   p.reason);
+	cr_assert_not_null(strstr(p.reason, "syscall at +0x4"), "%s", p.reason);
 	lk_pred_release(&p);
 }
 
@@ -217,14 +215,14 @@ Test(bprof, refusals)
 		size_t len;
 		const char *why;
 	} cases[] = {
-		{{0x75, 0x00, 0x90}, 3, "control flow inside the block"},
-		{{0x0f, 0x0b}, 2, "ud2"},
-		{{0xf4}, 1, "hlt"},
-		{{0xcd, 0x80}, 2, "int"},
-		{{0x0f, 0x20, 0xc0}, 3, "privileged"}, /* mov %cr0, %rax */
-		{{0x0f, 0x30}, 2, "privileged"},       /* wrmsr */
-		{{0xc3}, 1, "nothing to run"},        /* ret alone */
-		{{0x0f, 0xff}, 2, "undecodable"},
+	    {{0x75, 0x00, 0x90}, 3, "control flow inside the block"},
+	    {{0x0f, 0x0b}, 2, "ud2"},
+	    {{0xf4}, 1, "hlt"},
+	    {{0xcd, 0x80}, 2, "int"},
+	    {{0x0f, 0x20, 0xc0}, 3, "privileged"}, /* mov %cr0, %rax */
+	    {{0x0f, 0x30}, 2, "privileged"},	   /* wrmsr */
+	    {{0xc3}, 1, "nothing to run"},	   /* ret alone */
+	    {{0x0f, 0xff}, 2, "undecodable"},
 	};
 	size_t i;
 
@@ -247,15 +245,16 @@ Test(bprof, general_protection_fault)
 	measure(b, sizeof(b), 1, &p);
 	cr_assert_str_eq(p.status, "failed");
 	cr_assert_not_null(strstr(p.reason, "general-protection fault at "
-					    "+0x4"), "%s", p.reason);
+					    "+0x4"),
+			   "%s", p.reason);
 	lk_pred_release(&p);
 }
 
 Test(bprof, addresses_that_cannot_be_mapped)
 {
 	/* movabs $0x8000000000000000, %rax; mov (%rax), %rbx */
-	static const uint8_t noncanon[] = {0x48, 0xb8, 0, 0, 0, 0, 0, 0, 0,
-					   0x80, 0x48, 0x8b, 0x18};
+	static const uint8_t noncanon[] = {0x48, 0xb8, 0,    0,	   0,	 0,   0,
+					   0,	 0,    0x80, 0x48, 0x8b, 0x18};
 	/* mov 0xffffffff80000000, %eax: the kernel's half */
 	static const uint8_t kernel[] = {0x8b, 0x04, 0x25, 0, 0, 0, 0x80};
 	struct lk_pred p;
@@ -263,20 +262,23 @@ Test(bprof, addresses_that_cannot_be_mapped)
 	measure(noncanon, sizeof(noncanon), 1, &p);
 	cr_assert_str_eq(p.status, "failed");
 	cr_assert_not_null(strstr(p.reason, "general-protection fault at "
-					    "+0xa"), "%s", p.reason);
+					    "+0xa"),
+			   "%s", p.reason);
 	lk_pred_release(&p);
 	measure(kernel, sizeof(kernel), 1, &p);
 	cr_assert_str_eq(p.status, "failed");
-	cr_assert(strstr(p.reason, "cannot map the page at 0xffffffff80000000")
-		  || strstr(p.reason, "SIGSEGV"), "%s", p.reason);
+	cr_assert(
+	    strstr(p.reason, "cannot map the page at 0xffffffff80000000") ||
+		strstr(p.reason, "SIGSEGV"),
+	    "%s", p.reason);
 	lk_pred_release(&p);
 }
 
 Test(bprof, page_cap)
 {
 	/* add $4096, %rax; mov (%rax), %rbx: a new page every copy */
-	static const uint8_t b[] = {0x48, 0x05, 0x00, 0x10, 0x00, 0x00,
-				    0x48, 0x8b, 0x18};
+	static const uint8_t b[] = {0x48, 0x05, 0x00, 0x10, 0x00,
+				    0x00, 0x48, 0x8b, 0x18};
 	struct lk_bprof_opts o;
 	struct lk_pred p;
 
@@ -341,8 +343,7 @@ Test(bprof, options_and_identity)
 	cr_assert(o.unroll1 < o.unroll2);
 	cr_assert_eq(lk_bprof_predictor(&ctx, NULL, &p), 0, "%s", ctx.msg);
 	cr_assert_str_eq(p->name, "bprof");
-	cr_assert_not_null(strstr(p->params, "u1=100 u2=200"), "%s",
-			   p->params);
+	cr_assert_not_null(strstr(p->params, "u1=100 u2=200"), "%s", p->params);
 	cr_assert_not_null(strstr(p->params, "clock="), "%s", p->params);
 	cr_assert(strlen(p->version) > 0);
 	lk_predictor_free(p);
@@ -386,10 +387,20 @@ Test(bprof, batch_of_blocks)
 {
 	static const uint8_t imul[] = {IMUL, IMUL}, sys[] = {0x0f, 0x05};
 	struct lk_pblock b[2] = {
-		{.hash = "a", .att = "", .intel = "", .bytes = imul,
-		 .len = sizeof(imul), .ninsns = 2, .addr = 0x1000},
-		{.hash = "b", .att = "", .intel = "", .bytes = sys,
-		 .len = sizeof(sys), .ninsns = 1, .addr = 0x2000},
+	    {.hash = "a",
+	     .att = "",
+	     .intel = "",
+	     .bytes = imul,
+	     .len = sizeof(imul),
+	     .ninsns = 2,
+	     .addr = 0x1000},
+	    {.hash = "b",
+	     .att = "",
+	     .intel = "",
+	     .bytes = sys,
+	     .len = sizeof(sys),
+	     .ninsns = 1,
+	     .addr = 0x2000},
 	};
 	struct lk_pred out[2];
 	struct lk_predictor *p;
@@ -410,11 +421,11 @@ Test(bprof, batch_of_blocks)
 Test(bprof, blocks_of_a_compiled_function)
 {
 	static const char src[] =
-		"double a[1024], b[1024];\n"
-		"__attribute__((noinline)) double dot(long n)\n"
-		"{ double s = 0; for (long i = 0; i < n; i++)\n"
-		"  s += a[i] * b[i]; return s; }\n"
-		"int main(void) { return (int)dot(100); }\n";
+	    "double a[1024], b[1024];\n"
+	    "__attribute__((noinline)) double dot(long n)\n"
+	    "{ double s = 0; for (long i = 0; i < n; i++)\n"
+	    "  s += a[i] * b[i]; return s; }\n"
+	    "int main(void) { return (int)dot(100); }\n";
 	char dir[] = "/tmp/lk-bprof-XXXXXX", *c, *exe, *gcc_out = NULL;
 	const char *argv[8];
 	struct lk_function fn;
@@ -446,7 +457,8 @@ Test(bprof, blocks_of_a_compiled_function)
 		struct lk_buf att = LK_BUF_INIT;
 
 		for (k = 0; k < blk->ninsns; k++)
-			lk_buf_addf(&att, "%s\n", cfg.insns[blk->first + k].att);
+			lk_buf_addf(&att, "%s\n",
+				    cfg.insns[blk->first + k].att);
 		pb[i].hash = "h";
 		pb[i].att = pb[i].intel = lk_buf_detach(&att);
 		pb[i].bytes = cfg.fn.code + (blk->start - cfg.fn.addr);
@@ -461,8 +473,8 @@ Test(bprof, blocks_of_a_compiled_function)
 		const struct lk_block *blk = &cfg.blocks[i];
 
 		cr_assert(!strcmp(out[i].status, "ok") ||
-			  !strcmp(out[i].status, "unsupported") ||
-			  !strcmp(out[i].status, "failed"),
+			      !strcmp(out[i].status, "unsupported") ||
+			      !strcmp(out[i].status, "failed"),
 			  "block %zu: %s", i, out[i].status);
 		for (k = 0; k < blk->nsucc; k++) {
 			if (blk->succ[k] != i)
