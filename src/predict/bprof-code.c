@@ -274,6 +274,10 @@ int bprof_image_plan(const struct bprof_block *blk,
 		*reason = lk_asprintf("no room for the code near its "
 				      "RIP-relative targets (0x%llx)",
 				      (unsigned long long)blk->rip_hi);
+	else if (overlaps(value_page, PAGE, sandbox, sandbox_size))
+		*reason = lk_asprintf("the register value 0x%llx falls in "
+				      "the sandbox's own pages",
+				      (unsigned long long)opts->value);
 	if (*reason)
 		return 1;
 	img->blk_base = img->code_addr + cal;
