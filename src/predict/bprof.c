@@ -342,8 +342,9 @@ static void finish(const struct bprof *bp, const struct bprof_block *blk,
 }
 
 static const char *const setup_steps[] = {
-    "parent-death signal", "core limit",      "CPU affinity",
-    "sandbox mappings",	   "signal handlers", "PMU cycles counter",
+    "parent-death signal",   "core limit",
+    "CPU affinity",	     "sandbox mappings",
+    "signal handlers, rseq", "PMU cycles counter",
     "seccomp filter",
 };
 
