@@ -459,13 +459,15 @@ static char *params_text(const struct bprof *bp)
 	return lk_asprintf(
 	    "u1=%u u2=%u reps=%u reduce=min timeout=%g cpu=%d "
 	    "max_pages=%u value=0x%llx clock=%s method=unroll-difference "
-	    "(t(u2)-t(u1))/(u2-u1), one shared page for every faulting "
-	    "address, terminator dropped, rip-relative targets kept, "
-	    "mxcsr=0x9fc0",
+	    "(t(u2)-t(u1))/((u2-u1)*passes), passes to %d ticks with lfence "
+	    "and registers reset between, one shared page for every "
+	    "faulting address, terminator dropped, rip-relative targets "
+	    "kept, mxcsr=0x9fc0",
 	    o->unroll1, o->unroll2, o->repetitions, o->timeout, o->cpu,
 	    o->max_pages, (unsigned long long)o->value,
 	    bp->use_pmu ? "pmu-cycles"
-			: "tsc-calibrated(imul-r64-chain,3-cycles)");
+			: "tsc-calibrated(imul-r64-chain,3-cycles)",
+	    PASS_TARGET_TICKS);
 }
 
 int lk_bprof_predictor(struct lk_ctx *ctx, const struct lk_bprof_opts *opts,
