@@ -104,3 +104,7 @@ fi
 echo
 echo "== count: loopkit count against gdb breakpoint counting"
 sh "$here/count-vs-gdb.sh" "$loopkit" || echo "count-vs-gdb: failed"
+
+echo
+echo "== bprof: block profiler stability and time per block, beside llvm-mca"
+O=$(dirname "$loopkit") sh "$here/bprof.sh" || echo "bprof: failed"
