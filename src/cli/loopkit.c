@@ -33,6 +33,9 @@ static const struct command commands[] = {
 	{"count", cmd_count, 0,
 	 "exact execution count of every basic block inside the measured "
 	 "region"},
+	{"predict", cmd_predict, 0,
+	 "throughput prediction of every basic block by llvm-mca and "
+	 "adapters"},
 	{"check", cmd_check, 0,
 	 "what this build and this machine can do"},
 };

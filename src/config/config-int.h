@@ -90,6 +90,7 @@ int lk_load_axes(struct lk_loader *ld, const yaml_node_t *defines);
 int lk_load_filters(struct lk_loader *ld, const yaml_node_t *list,
 		    const char *what, struct lk_filter **out, size_t *n);
 void lk_filters_free(struct lk_filter *f, size_t n);
+int lk_load_predict(struct lk_loader *ld, const yaml_node_t *n);
 void lk_axes_free(struct lk_axis *a, size_t n);
 int lk_axis_is_reserved(const char *name);
 
