@@ -209,19 +209,20 @@ char *lk_mca_error_at(const char *err, long line)
 
 	while (p && *p) {
 		size_t len = strcspn(p, "\n");
-		const char *e = memmem(p, len, "error: ", 7);
 
-		if (error_line(p, len) == line && e) {
+		if (error_line(p, len) == line) {
+			const char *e = (const char *)memmem(p, len,
+							     ": error:", 8) + 8;
 			const char *next = p + len + (p[len] == '\n');
-			size_t nlen = strcspn(next, "\n");
-			char *msg = lk_strndup(e + 7, len - (size_t)(e + 7 - p));
-			char *src = lk_strndup(next, nlen);
-			char *sq = lk_squeeze(src);
-			char *out = *sq ? lk_asprintf("%s: %s", msg, sq)
-					: lk_strdup(msg);
+			char *msg = lk_strndup(e, len - (size_t)(e - p));
+			char *src = lk_strndup(next, strcspn(next, "\n"));
+			char *m = lk_squeeze(msg), *sq = lk_squeeze(src);
+			char *out = *sq ? lk_asprintf("%s: %s", m, sq)
+					: lk_strdup(m);
 
 			free(msg);
 			free(src);
+			free(m);
 			free(sq);
 			return out;
 		}
