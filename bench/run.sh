@@ -104,3 +104,7 @@ fi
 echo
 echo "== count: loopkit count against gdb breakpoint counting"
 sh "$here/count-vs-gdb.sh" "$loopkit" || echo "count-vs-gdb: failed"
+
+echo
+echo "== predict: llvm-mca batched against one process per block"
+sh "$here/predict-batch.sh" "$loopkit" || echo "predict-batch: failed"
