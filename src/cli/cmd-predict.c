@@ -230,6 +230,12 @@ static int check_args(const struct predict_args *a, int nargs)
 	if (a->config && nargs)
 		return lk_cli_usage_error("predict", "with -c, the binaries "
 					  "come from the campaign");
+	if (a->config && (a->function || a->json || a->raw || a->batch ||
+			  a->iterations1 || a->iterations2))
+		return lk_cli_usage_error("predict", "with -c, the campaign's "
+					  "predict: section says how (no "
+					  "--function, --json, --raw, --batch "
+					  "or --iterations)");
 	if (!a->config && !nargs)
 		return lk_cli_usage_error("predict", "name a BINARY or -c "
 					  "CAMPAIGN.yaml");

@@ -232,34 +232,30 @@ static void mc_split(const char *out, struct lk_buf *lines, size_t n)
 	}
 }
 
-/* Blocks llvm-mc could not decode: "FILE:LINE:COL: warning: ..." */
+/*
+ * Blocks llvm-mc could not decode: "FILE:LINE:COL: warning: invalid
+ * instruction encoding" (other warnings leave the text as it is).
+ */
 static void mc_failures(const char *err, size_t n, struct lk_asm *out)
 {
+	static const char invalid[] = "invalid instruction encoding";
 	const char *p = err;
 
 	while (p && *p) {
-		const char *colon = strchr(p, ':');
-		const char *eol = strchr(p, '\n');
+		size_t len = strcspn(p, "\n");
+		const char *colon = memchr(p, ':', len);
 		char *end;
-		long line;
+		long line = colon ? strtol(colon + 1, &end, 10) : 0;
 
-		if (colon && (!eol || colon < eol)) {
-			line = strtol(colon + 1, &end, 10);
-			if (end != colon + 1 && *end == ':' && line > 0 &&
-			    line % 2 == 0 && (size_t)(line / 2 - 1) < n) {
-				struct lk_asm *a = &out[line / 2 - 1];
-				char *msg = strstr(end, "warning: ");
-
-				if (!a->reason)
-					a->reason = lk_asprintf(
-						"llvm-mc cannot decode it: %.*s",
-						msg ? (int)(eol ? eol - msg - 9
-							       : (long)strlen(msg) - 9)
-						    : 0,
-						msg ? msg + 9 : "");
-			}
-		}
-		p = eol ? eol + 1 : NULL;
+		/* Block i is on line 2i + 2, its sentinel on 2i + 1. */
+		if (line > 0 && line % 2 == 0 && (size_t)(line / 2) <= n &&
+		    *end == ':' &&
+		    memmem(p, len, invalid, sizeof(invalid) - 1) &&
+		    !out[line / 2 - 1].reason)
+			out[line / 2 - 1].reason = lk_strdup(
+				"llvm-mc cannot decode it (invalid "
+				"instruction encoding)");
+		p += len + (p[len] == '\n');
 	}
 }
 
