@@ -8,7 +8,7 @@
 #   bench/predict-batch.sh [LOOPKIT] [ROUNDS]
 set -eu
 loopkit=$(cd "$(dirname "${1:-build/loopkit}")" && pwd)/$(basename "${1:-build/loopkit}")
-rounds=${2:-2}
+rounds=${2:-3}
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(dirname "$here")
 rt=$(dirname "$loopkit")/lib/liblkrt.a

@@ -74,7 +74,8 @@ struct lk_mca_install {
 	int major;
 	char *host_cpu;    /* its name for this CPU, "" when it has none */
 	char *llvm_mc;     /* the llvm-mc of the same version, NULL if none */
-	struct lk_strv cpus; /* the -mcpu values it knows */
+	struct lk_strv cpus; /* the -mcpu values it knows, once loaded */
+	int cpus_loaded;
 };
 
 /*
@@ -87,6 +88,9 @@ struct lk_mca_install {
 int lk_mca_find(struct lk_ctx *ctx, LK_GIVE struct lk_mca_install **out,
 		size_t *n);
 void lk_mca_installs_free(struct lk_mca_install *m, size_t n);
+/* Fill m->cpus from its -mcpu=help list (one process, once): before
+ * lk_mca_pick_cpu or lk_mca_predictor. */
+void lk_mca_load_cpus(struct lk_mca_install *m);
 
 /*
  * This CPU's LLVM name: the host CPU the newest install names, else the

@@ -160,9 +160,7 @@ static char *find_llvm_mc(const char *mca_path, int major)
 static int probe(const char *path, struct lk_mca_install *m)
 {
 	const char *vargv[] = {path, "--version", NULL};
-	const char *cargv[] = {path, "-mtriple=x86_64-unknown-linux-gnu",
-			       "-mcpu=help", NULL};
-	char *ver = capture(vargv), *cpus;
+	char *ver = capture(vargv);
 
 	memset(m, 0, sizeof(*m));
 	if (ver)
@@ -172,10 +170,6 @@ static int probe(const char *path, struct lk_mca_install *m)
 		free(m->host_cpu);
 		return -1;
 	}
-	cpus = capture(cargv);
-	if (cpus)
-		parse_cpus(cpus, &m->cpus);
-	free(cpus);
 	m->path = lk_strdup(path);
 	m->llvm_mc = find_llvm_mc(path, m->major);
 	return 0;
@@ -214,36 +208,84 @@ static void name_installs(struct lk_mca_install *m, size_t n)
 	}
 }
 
-int lk_mca_find(struct lk_ctx *ctx, struct lk_mca_install **out, size_t *n)
+/* The resolved, executable candidates, each once. */
+static void unique_paths(struct lk_strv *out)
 {
 	struct lk_strv cands = LK_STRV_INIT;
-	struct lk_mca_install *m = NULL;
-	size_t i, nm = 0, cap = 0;
+	size_t i, k;
 
-	(void)ctx;
 	candidates(&cands);
 	for (i = 0; i < cands.n; i++) {
 		char *real = lk_path_real(cands.v[i]);
-		struct lk_mca_install x;
+		int dup = !real || access(real, X_OK);
 
-		if (real && !access(real, X_OK) && !seen(m, nm, real, NULL) &&
-		    !probe(real, &x)) {
-			if (seen(m, nm, NULL, x.version)) {
-				install_release(&x);
-			} else {
-				LK_GROW(m, nm + 1, cap);
-				m[nm++] = x;
-			}
-		}
-		free(real);
+		for (k = 0; !dup && k < out->n; k++)
+			dup = !strcmp(out->v[k], real);
+		if (dup)
+			free(real);
+		else
+			lk_strv_push_take(out, real);
 	}
 	lk_strv_release(&cands);
+}
+
+struct probes {
+	const struct lk_strv *paths;
+	struct lk_mca_install *m;
+	int *ok;
+};
+
+static void probe_one(void *arg, size_t i)
+{
+	struct probes *p = arg;
+
+	p->ok[i] = !probe(p->paths->v[i], &p->m[i]);
+}
+
+int lk_mca_find(struct lk_ctx *ctx, struct lk_mca_install **out, size_t *n)
+{
+	struct lk_strv paths = LK_STRV_INIT;
+	struct probes p;
+	size_t i, nm = 0;
+
+	(void)ctx;
+	unique_paths(&paths);
+	p.paths = &paths;
+	p.m = lk_calloc(paths.n + 1, sizeof(*p.m));
+	p.ok = lk_calloc(paths.n + 1, sizeof(*p.ok));
+	/* Each probe is a process start of ~30 ms: run them side by side. */
+	lk_pool_run(2, paths.n, probe_one, &p);
+	for (i = 0; i < paths.n; i++) {
+		if (!p.ok[i])
+			continue;
+		if (seen(p.m, nm, NULL, p.m[i].version))
+			install_release(&p.m[i]);
+		else
+			p.m[nm++] = p.m[i];
+	}
+	free(p.ok);
+	lk_strv_release(&paths);
 	if (nm)
-		qsort(m, nm, sizeof(*m), newer_first);
-	name_installs(m, nm);
-	*out = m;
+		qsort(p.m, nm, sizeof(*p.m), newer_first);
+	name_installs(p.m, nm);
+	*out = p.m;
 	*n = nm;
 	return 0;
+}
+
+void lk_mca_load_cpus(struct lk_mca_install *m)
+{
+	const char *argv[] = {m->path, "-mtriple=x86_64-unknown-linux-gnu",
+			      "-mcpu=help", NULL};
+	char *cpus;
+
+	if (m->cpus_loaded)
+		return;
+	cpus = capture(argv);
+	if (cpus)
+		parse_cpus(cpus, &m->cpus);
+	free(cpus);
+	m->cpus_loaded = 1;
 }
 
 /* ---- CPU names. ---- */

@@ -45,9 +45,11 @@ static int mca_make(const struct predict_env *env, const char *name,
 	size_t i;
 
 	for (i = 0; i < env->nmca; i++)
-		if (!strcmp(env->mca[i].name, name))
+		if (!strcmp(env->mca[i].name, name)) {
+			lk_mca_load_cpus(&env->mca[i]);
 			return lk_mca_predictor(env->ctx, &env->mca[i], &o,
 						out);
+		}
 	return lk_error(env->ctx, LK_ENOTFOUND, "no %s installed", name);
 }
 
@@ -191,9 +193,11 @@ static int wanted_cpu(struct predict_env *env)
 		return 0;
 	}
 	env->cpu = lk_strdup(cpu);
-	for (i = 0; i < env->nmca; i++)
+	for (i = 0; i < env->nmca; i++) {
+		lk_mca_load_cpus(&env->mca[i]);
 		for (size_t k = 0; k < env->mca[i].cpus.n; k++)
 			known |= !strcmp(env->mca[i].cpus.v[k], cpu);
+	}
 	if (known || !env->nmca)
 		return 0;
 	if (env->st->mcpu || !env->st->config_path)

@@ -311,6 +311,7 @@ static struct lk_predictor *fake_mca(size_t max_batch, double timeout)
 	m.path = data("fake-mca.sh");
 	m.name = "llvm-mca-fake";
 	m.version = "0.0";
+	m.cpus_loaded = 1;
 	lk_strv_push(&m.cpus, "fakecpu");
 	cr_assert_eq(lk_mca_predictor(&ctx, &m, &o, &p), 0);
 	free(m.path);
@@ -443,6 +444,8 @@ Test(predict, real_llvm_mca_rejected_block_and_the_rest)
 		cr_skip_test("no llvm-mca installed");
 	cpu = lk_mca_host_cpu(m, n);
 	o.mcpu = cpu;
+	lk_mca_load_cpus(&m[0]);
+	cr_assert_gt(m[0].cpus.n, 10);
 	free(m[0].llvm_mc); /* the Zydis-text path: att as written */
 	m[0].llvm_mc = NULL;
 	cr_assert_eq(lk_mca_predictor(&ctx, &m[0], &o, &p), 0);
