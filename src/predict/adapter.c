@@ -188,9 +188,12 @@ static int adapter_predict(struct lk_ctx *ctx, struct lk_predictor *p,
 						     : "failed",
 				    0, text[i].reason);
 	}
-	if (ret)
-		lk_error(ctx, ctx->code, "adapter '%s': %s", p->name,
-			 ctx->msg);
+	if (ret) {
+		char *msg = lk_strdup(ctx->msg);
+
+		lk_error(ctx, ret, "adapter '%s': %s", p->name, msg);
+		free(msg);
+	}
 	for (i = 0; i < n; i++)
 		lk_asm_release(&text[i]);
 	free(text);
@@ -269,10 +272,14 @@ int lk_adapter_predictor(struct lk_ctx *ctx, const struct lk_adapter_config *c,
 	int ret = check_program(ctx, c, where);
 
 	*out = NULL;
-	if (!ret && adapter_version(ctx, c, timeout, &version))
+	if (!ret && adapter_version(ctx, c, timeout, &version)) {
+		char *msg = lk_strdup(ctx->msg);
+
 		ret = lk_error(ctx, LK_ENOTFOUND, "%sadapter '%s': its "
 			       "version command failed: %s", where, c->name,
-			       ctx->msg);
+			       msg);
+		free(msg);
+	}
 	free(where);
 	if (ret) {
 		free(version);

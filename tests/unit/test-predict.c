@@ -826,3 +826,25 @@ Test(predict, store_put_get_and_skip)
 	cr_assert_eq(n, 2);
 	lk_store_close(s);
 }
+
+Test(predict, adapter_version_command)
+{
+	struct lk_adapter_config *a = adapter("fake-tool.sh", "([0-9]+)", 0,
+					      NULL);
+	struct lk_predictor *p = NULL;
+
+	lk_strv_push(&a->version, "/bin/echo");
+	lk_strv_push(&a->version, "fake 1.2");
+	cr_assert_eq(lk_adapter_predictor(&ctx, a, "skylake", NULL, 200, 10,
+					  NULL, &p), 0, "%s", ctx.msg);
+	cr_assert_str_eq(p->version, "fake 1.2");
+	lk_predictor_free(p);
+	lk_strv_release(&a->version);
+	lk_strv_push(&a->version, "/bin/false");
+	cr_assert_eq(lk_adapter_predictor(&ctx, a, "skylake", NULL, 200, 10,
+					  "c.yaml", &p), LK_ENOTFOUND);
+	cr_assert_not_null(strstr(ctx.msg, "c.yaml:12: adapter 'fake': its "
+					   "version command failed"),
+			   "%s", ctx.msg);
+	adapter_free(a);
+}
