@@ -220,8 +220,9 @@ static void adapter_destroy(struct lk_predictor *p)
 }
 
 /* The version command's first line, or "unknown" without one. */
-static int adapter_version(struct lk_ctx *ctx, const struct lk_adapter_config *c,
-			   double timeout, char **out)
+static int adapter_version(struct lk_ctx *ctx,
+			   const struct lk_adapter_config *c, double timeout,
+			   char **out)
 {
 	char *line = NULL;
 	int ret;
@@ -240,8 +241,8 @@ static int adapter_version(struct lk_ctx *ctx, const struct lk_adapter_config *c
 	return ret;
 }
 
-static int check_program(struct lk_ctx *ctx, const struct lk_adapter_config *c,
-			 const char *where)
+static int check_program(struct lk_ctx *ctx,
+			 const struct lk_adapter_config *c, const char *where)
 {
 	const char *prog = c->command.v[0];
 	char *found = strchr(prog, '/') ? (access(prog, X_OK) ? NULL
