@@ -108,3 +108,5 @@ sh "$here/count-vs-gdb.sh" "$loopkit" || echo "count-vs-gdb: failed"
 echo
 echo "== bprof: block profiler stability and time per block, beside llvm-mca"
 O=$(dirname "$loopkit") sh "$here/bprof.sh" || echo "bprof: failed"
+echo "== predict: llvm-mca batched against one process per block"
+sh "$here/predict-batch.sh" "$loopkit" || echo "predict-batch: failed"

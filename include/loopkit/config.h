@@ -107,6 +107,35 @@ struct lk_report_cfg {
 	long group_by_line;       /* for messages about a key */
 };
 
+/* An external predictor declared under predict.adapters. */
+struct lk_adapter_config {
+	char *name;
+	struct lk_strv command;  /* argv template: {asm} {arch} {mcpu}
+				    {iterations} are replaced */
+	char *parse;             /* POSIX ERE; group 1 is the number */
+	struct lk_strv version;  /* argv printing its version; empty: none */
+	int iaca_markers;        /* markers: iaca */
+	char *arch;              /* NULL: derived from the -mcpu */
+	long line;
+};
+
+/* The 'predict:' section: which throughput predictors, how. */
+struct lk_predict_config {
+	struct lk_strv tools;    /* empty: every installed llvm-mca, every
+				    registered tool, every adapter */
+	long *tool_lines;        /* parallel to tools */
+	char *mcpu;              /* NULL: the host's (never "native") */
+	long mcpu_line;
+	long iterations[2];      /* I1 < I2, default 100, 200 */
+	double timeout;          /* seconds per tool process, default 60 */
+	struct lk_adapter_config *adapters;
+	size_t nadapters;
+	long line;               /* of 'predict:'; 0 when absent */
+};
+
+void lk_predict_config_init(struct lk_predict_config *c);
+void lk_predict_config_release(struct lk_predict_config *c);
+
 struct lk_sweep {
 	char *path;               /* the YAML file, as given; NULL if built */
 	char *name;               /* 'name:' or the file's base name */
@@ -127,6 +156,7 @@ struct lk_sweep {
 	struct lk_method method;
 	int method_given;          /* the file has a 'method:' section */
 	struct lk_report_cfg report;
+	struct lk_predict_config predict;
 };
 
 /* One point of the Cartesian product (borrowed pointers into the sweep). */

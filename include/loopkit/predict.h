@@ -32,6 +32,8 @@ struct lk_pred {
 	char *reason;          /* "" when ok */
 	char *raw;             /* the tool's own output for this block */
 	double seconds;        /* this block's share of the tool's time */
+	char *input;           /* appended: the text the tool was given
+				  (NULL if none), to rerun it by hand */
 };
 
 void lk_pred_release(struct lk_pred *p);
@@ -47,9 +49,175 @@ struct lk_predictor {
 		       struct lk_pred *out);
 	void (*destroy)(struct lk_predictor *p); /* frees priv */
 	void *priv;
+	char *note;            /* appended: why params are what they are
+				  (an -mcpu fallback); NULL or "" if none */
 };
 
 /* Free p, its strings and its private state. NULL is fine. */
 void lk_predictor_free(struct lk_predictor *p);
+
+/* ---- Appended by the predict stage. ---- */
+
+struct lk_store;
+struct lk_sweep;
+struct lk_predict_config;
+
+/* Set a prediction's fields (strings copied; reason NULL means ""). */
+void lk_pred_set(struct lk_pred *p, const char *status, double value,
+		 const char *reason);
+
+/* An installed llvm-mca, as lk_mca_find sees it. */
+struct lk_mca_install {
+	char *path;        /* resolved (realpath) */
+	char *name;        /* llvm-mca-19: what tools: lists call it */
+	char *version;     /* 19.1.7 */
+	int major;
+	char *host_cpu;    /* its name for this CPU, "" when it has none */
+	char *llvm_mc;     /* the llvm-mc of the same version, NULL if none */
+	struct lk_strv cpus; /* the -mcpu values it knows, once loaded */
+	int cpus_loaded;
+};
+
+/*
+ * Every installed llvm-mca: llvm-mca and llvm-mca-NN in PATH, and
+ * llvm-mca in each directory matching $LOOPKIT_LLVM_DIRS (colon-separated
+ * glob patterns; default: every /usr/lib/llvm-N/bin), deduplicated by resolved
+ * path and by reported version, newest first. *n = 0 when there is none
+ * (not an error). Free with lk_mca_installs_free.
+ */
+int lk_mca_find(struct lk_ctx *ctx, LK_GIVE struct lk_mca_install **out,
+		size_t *n);
+void lk_mca_installs_free(struct lk_mca_install *m, size_t n);
+/* Fill m->cpus from its -mcpu=help list (one process, once): before
+ * lk_mca_pick_cpu or lk_mca_predictor. */
+void lk_mca_load_cpus(struct lk_mca_install *m);
+
+/*
+ * This CPU's LLVM name: the host CPU the newest install names, else the
+ * micro-architecture (lk_env_microarch from /proc/cpuinfo) mapped to an
+ * LLVM name; "" when neither knows it. Never "native".
+ */
+LK_GIVE char *lk_mca_host_cpu(const struct lk_mca_install *m, size_t n);
+
+/*
+ * The -mcpu install m uses for 'wanted': wanted itself when m knows it,
+ * else the nearest older CPU of the same line it knows (znver5 → znver4
+ * → ...), else "generic"; *note (to free) says why when it is not
+ * 'wanted', "" otherwise.
+ */
+LK_GIVE char *lk_mca_pick_cpu(const struct lk_mca_install *m,
+			      const char *wanted, LK_GIVE char **note);
+
+struct lk_mca_opts {
+	const char *mcpu;      /* the CPU wanted (lk_mca_pick_cpu applies) */
+	long iterations[2];    /* I1 < I2; {0, 0}: 100, 200 */
+	double timeout;        /* per llvm-mca process; <= 0: 60 s */
+	size_t max_batch;      /* blocks per process; 0: 500; 1: one
+				  process per block (for comparison) */
+	int jobs;              /* processes at once; <= 0: 2 */
+};
+
+/*
+ * A predictor running install m on batches of blocks: each batch is one
+ * file with a "# LLVM-MCA-BEGIN bK" / "# LLVM-MCA-END bK" region per
+ * block, run at I1 and at I2 iterations; cycles per iteration =
+ * (total(I2) - total(I1)) / (I2 - I1). A block llvm-mca rejects is
+ * failed with llvm-mca's message and the rest run again. Name m->name,
+ * version m->version, params "-mcpu=X -iterations=I1,I2 text=llvm-mc"
+ * (or text=zydis when no llvm-mc was found), note the -mcpu fallback.
+ */
+int lk_mca_predictor(struct lk_ctx *ctx, const struct lk_mca_install *m,
+		     const struct lk_mca_opts *opts,
+		     LK_GIVE struct lk_predictor **out);
+
+/*
+ * The placeholders of an adapter's command: {asm} a file holding the
+ * block (assembly, with IACA markers when asked), {arch} (the adapter's
+ * arch, or one derived from the -mcpu: SKL, ICL, ZEN4, ...), {mcpu},
+ * {iterations} (I2).
+ */
+struct lk_adapter_config;
+/*
+ * The adapter's tool must be runnable: a missing program (or a failing
+ * version command) is LK_ENOTFOUND naming config_path:line. llvm_mc
+ * (NULL: Zydis's text) turns the blocks into assembly as for llvm-mca.
+ * One process per block. Version: the version command's first line,
+ * "unknown" without one. A block whose output the rule does not match
+ * is failed, saying so.
+ */
+int lk_adapter_predictor(struct lk_ctx *ctx, const struct lk_adapter_config *a,
+			 const char *mcpu, const char *llvm_mc,
+			 long iterations, double timeout,
+			 const char *config_path,
+			 LK_GIVE struct lk_predictor **out);
+/* The uiCA/IACA-style architecture code of an LLVM CPU name ("skylake"
+ * → "SKL", "znver4" → "ZEN4"); the name upper-cased when unknown. */
+LK_GIVE char *lk_adapter_arch(const char *mcpu);
+
+/*
+ * The predictors a predict: section asks for. cfg NULL: the defaults
+ * (every installed llvm-mca, every registered tool, every adapter).
+ * 'tools' non-empty overrides cfg's list (the CLI's --tool); 'mcpu'
+ * non-NULL overrides cfg's. A name that is nowhere to be had is
+ * LK_EINPUT "file:line: unknown tool 'x' (available: ...)". At least
+ * one predictor, or LK_ENOTFOUND saying none is installed.
+ */
+struct lk_predict_setup {
+	const struct lk_predict_config *cfg; /* NULL: defaults */
+	const char *config_path;             /* for messages; may be NULL */
+	const struct lk_strv *tools;         /* NULL or empty: cfg's */
+	const char *mcpu;                    /* NULL: cfg's, else host */
+	size_t max_batch;                    /* 0: default */
+};
+int lk_predictors_make(struct lk_ctx *ctx, const struct lk_predict_setup *st,
+		       LK_GIVE struct lk_predictor ***out, size_t *n);
+void lk_predictors_free(struct lk_predictor **p, size_t n);
+
+/* A block with the text it came from, ready for predictors. */
+struct lk_block_set {
+	struct lk_pblock *blocks;
+	size_t n, alloc;
+	struct lk_strv owned;  /* strings the blocks point into */
+	uint8_t **bytes;       /* owned copies of the code */
+};
+void lk_block_set_release(struct lk_block_set *bs);
+/*
+ * Add the blocks of function 'function' (NULL: the region's kernel,
+ * lk_elf_roi_function) of binary to bs, skipping any whose hash (lk_hash
+ * of its AT&T text) is already there. *added (may be NULL) gets how many
+ * were new. This is where the campaign gets its blocks until they come
+ * from the store's bb_blocks.
+ */
+int lk_block_set_add_binary(struct lk_ctx *ctx, struct lk_block_set *bs,
+			    const char *binary, const char *function,
+			    size_t *added);
+
+struct lk_predict_opts {
+	const char *mcpu;              /* NULL: the config's, else host */
+	const struct lk_strv *tools;   /* NULL or empty: the config's */
+	int quiet;                     /* no progress on stderr */
+};
+
+struct lk_predict_summary {
+	size_t variants;      /* with a binary */
+	size_t skipped_variants; /* without one (never built / failed) */
+	size_t blocks;        /* distinct blocks */
+	size_t tools;
+	size_t predicted;     /* predictions made now */
+	size_t stored;        /* found in the store already */
+	size_t failed;        /* of those made now, not ok */
+};
+
+/*
+ * Predict every distinct block of every built variant of the campaign
+ * with every tool cfg->predict asks for, storing each prediction (one
+ * transaction per batch) keyed by (block hash, tool, version, params);
+ * blocks already predicted under that key are skipped. < 0 when a tool
+ * cannot run at all or the store fails.
+ */
+int lk_predict_campaign(struct lk_ctx *ctx, struct lk_store *s,
+			int64_t campaign, const struct lk_sweep *cfg,
+			const struct lk_predict_opts *opts,
+			struct lk_predict_summary *sum);
 
 #endif

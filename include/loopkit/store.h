@@ -343,5 +343,53 @@ struct lk_report_input {
 int lk_store_report_read(struct lk_ctx *ctx, struct lk_store *s,
 			 int64_t campaign, struct lk_report_input *in);
 void lk_report_input_release(struct lk_report_input *in);
+/* ---- Predictions (the predict stage): one row per (block hash, tool,
+ * tool version, params), in the predictions table. ---- */
+
+/* The key a prediction is stored under. */
+struct lk_prediction_key {
+	const char *tool;      /* llvm-mca-19, bprof, an adapter's name */
+	const char *version;
+	const char *params;    /* canonical parameter text */
+};
+
+struct lk_prediction_rec {
+	const char *block_hash;
+	const char *status;    /* ok, failed, unsupported, timed-out */
+	int has_value;         /* 0: value stored as NULL */
+	double value;          /* per block iteration */
+	const char *unit;      /* cycles/iter, ... */
+	const char *reason;    /* "" when ok */
+	const char *raw;       /* the tool's output for this block */
+	double seconds;
+};
+
+/* Store n predictions under key in ONE transaction, replacing any with
+ * the same block hash. On error nothing changed. */
+int lk_store_predictions_put(struct lk_ctx *ctx, struct lk_store *s,
+			     const struct lk_prediction_key *key,
+			     const struct lk_prediction_rec *recs, size_t n);
+/* Is there a prediction of block_hash under key? 1 yes, 0 no, < 0 error. */
+int lk_store_prediction_has(struct lk_ctx *ctx, struct lk_store *s,
+			    const struct lk_prediction_key *key,
+			    const char *block_hash);
+
+/* A stored prediction, owned (lk_prediction_row_release). Strings stored
+ * as NULL come back as "". */
+struct lk_prediction_row {
+	char *block_hash, *tool, *version, *params, *status, *unit, *reason,
+		*raw;
+	int has_value;
+	double value, seconds;
+};
+/* 0 and *row filled, or LK_ENOTFOUND. */
+int lk_store_prediction_get(struct lk_ctx *ctx, struct lk_store *s,
+			    const struct lk_prediction_key *key,
+			    const char *block_hash,
+			    struct lk_prediction_row *row);
+void lk_prediction_row_release(struct lk_prediction_row *row);
+/* Number of stored predictions (all tools) into *n. */
+int lk_store_prediction_count(struct lk_ctx *ctx, struct lk_store *s,
+			      long *n);
 
 #endif

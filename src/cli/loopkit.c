@@ -36,6 +36,9 @@ static const struct command commands[] = {
 	{"report", cmd_report, 0,
 	 "how well each analyzer predicts the measured kernels: tables, "
 	 "plots, HTML"},
+	{"predict", cmd_predict, 0,
+	 "throughput prediction of every basic block by llvm-mca and "
+	 "adapters"},
 	{"check", cmd_check, 0,
 	 "what this build and this machine can do"},
 };

@@ -92,6 +92,7 @@ int lk_load_filters(struct lk_loader *ld, const yaml_node_t *list,
 void lk_filters_free(struct lk_filter *f, size_t n);
 int lk_load_report(struct lk_loader *ld, const yaml_node_t *n);
 void lk_report_cfg_release(struct lk_report_cfg *r);
+int lk_load_predict(struct lk_loader *ld, const yaml_node_t *n);
 void lk_axes_free(struct lk_axis *a, size_t n);
 int lk_axis_is_reserved(const char *name);
 

@@ -258,6 +258,7 @@ static const struct sweep_part {
 	{"exclude", load_exclude, 0},
 	{"only", load_only, 0},
 	{"report", lk_load_report, 0},
+	{"predict", lk_load_predict, 0},
 };
 
 static int load_parts(struct lk_loader *ld, const yaml_node_t *root)

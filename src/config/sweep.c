@@ -19,6 +19,7 @@ struct lk_sweep *lk_sweep_new(void)
 	lk_strv_push(&s->metrics, "cycles");
 	lk_strv_push(&s->metrics, "ns");
 	lk_method_init(&s->method);
+	lk_predict_config_init(&s->predict);
 	return s;
 }
 
@@ -55,6 +56,7 @@ void lk_sweep_free(struct lk_sweep *s)
 	lk_filters_free(s->only, s->nonly);
 	lk_strv_release(&s->metrics);
 	lk_report_cfg_release(&s->report);
+	lk_predict_config_release(&s->predict);
 	free(s);
 }
 
