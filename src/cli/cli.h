@@ -52,6 +52,7 @@ int cmd_export(int argc, char **argv);
 int cmd_memprof(int argc, char **argv);
 int cmd_blocks(int argc, char **argv);
 int cmd_count(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
 
 /* Set by the dispatcher from -v before the command runs. */
 extern int lk_cli_verbose;

@@ -33,6 +33,9 @@ static const struct command commands[] = {
 	{"count", cmd_count, 0,
 	 "exact execution count of every basic block inside the measured "
 	 "region"},
+	{"gen", cmd_gen, 0,
+	 "transform a kernel's scop (isl), or generate a campaign's "
+	 "variants"},
 	{"check", cmd_check, 0,
 	 "what this build and this machine can do"},
 };

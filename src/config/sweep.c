@@ -54,6 +54,7 @@ void lk_sweep_free(struct lk_sweep *s)
 	lk_filters_free(s->exclude, s->nexclude);
 	lk_filters_free(s->only, s->nonly);
 	lk_strv_release(&s->metrics);
+	lk_gen_config_release(&s->gen);
 	free(s);
 }
 
