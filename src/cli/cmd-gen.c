@@ -116,6 +116,13 @@ static int gen_file(struct lk_ctx *ctx, const char *kernel,
 	int ret;
 
 	cflags_of(a, &cflags);
+	{
+		/* The kernel's own headers, for verifying from elsewhere. */
+		char *dir = lk_path_dirname(kernel);
+
+		lk_strv_pushf(&cflags, "-I%s", dir);
+		free(dir);
+	}
 	ret = lk_gen_scop_parse(ctx, kernel, &cflags, &scop);
 	for (i = 0; !ret && i < n; i++) {
 		struct lk_gen_chain chain;

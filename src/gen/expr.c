@@ -3,6 +3,7 @@
  * turned into isl syntax, the reads and writes of each assignment, and
  * the statement's text cut into pieces around its iterators.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,26 +54,6 @@ static char *spelling(CXCursor c)
 
 	clang_disposeString(sp);
 	return s;
-}
-
-/* The tokens of c's extent: how many, and whether any is an identifier;
- * *ident gets the first identifier's spelling (free it). */
-static unsigned extent_tokens(struct walker *w, CXCursor c, char **ident)
-{
-	CXToken *t = NULL;
-	unsigned n = 0, i;
-
-	*ident = NULL;
-	clang_tokenize(w->tu, clang_getCursorExtent(c), &t, &n);
-	for (i = 0; i < n && !*ident; i++)
-		if (clang_getTokenKind(t[i]) == CXToken_Identifier) {
-			CXString sp = clang_getTokenSpelling(w->tu, t[i]);
-
-			*ident = lk_strdup(clang_getCString(sp));
-			clang_disposeString(sp);
-		}
-	clang_disposeTokens(w->tu, t, n);
-	return n;
 }
 
 static int eval_int(CXCursor c, long long *v)
@@ -195,40 +176,110 @@ out:
 	return ret;
 }
 
+/* The min/max of a comparison's operands, as isl writes them: "(a < b ?
+ * a : b)" is min(a, b). isl's syntax has no general conditional. */
 static int affine_ternary(struct walker *w, CXCursor c, struct lk_buf *b)
 {
-	CXCursor kid[4];
-	struct lk_buf cond = LK_BUF_INIT, t = LK_BUF_INIT, f = LK_BUF_INIT;
-	int ret;
+	CXCursor kid[4], cmp[3], cond;
+	struct lk_buf x = LK_BUF_INIT, y = LK_BUF_INIT, t = LK_BUF_INIT,
+		      f = LK_BUF_INIT;
+	enum CX_BinaryOperatorKind op;
+	int ret, less, same, swapped;
+	char *text;
 
 	if (gen_children(c, kid, 4) != 3)
 		return gen_unsupported(w, c, "conditional expression form");
-	ret = gen_condition(w, kid[0], 0, &cond);
+	cond = kid[0];
+	while (clang_getCursorKind(cond) == CXCursor_ParenExpr ||
+	       clang_getCursorKind(cond) == CXCursor_UnexposedExpr) {
+		if (gen_children(cond, cmp, 3) != 1)
+			break;
+		cond = cmp[0];
+	}
+	op = clang_Cursor_getBinaryOpcode(cond);
+	less = op == CX_BO_LT || op == CX_BO_LE;
+	if (clang_getCursorKind(cond) != CXCursor_BinaryOperator ||
+	    (!less && op != CX_BO_GT && op != CX_BO_GE) ||
+	    gen_children(cond, cmp, 3) != 2)
+		goto general;
+	ret = gen_affine(w, cmp[0], &x);
+	if (!ret)
+		ret = gen_affine(w, cmp[1], &y);
 	if (!ret)
 		ret = gen_affine(w, kid[1], &t);
 	if (!ret)
 		ret = gen_affine(w, kid[2], &f);
-	if (!ret)
-		lk_buf_addf(b, "((%s) ? (%s) : (%s))", lk_buf_str(&cond),
-			    lk_buf_str(&t), lk_buf_str(&f));
-	lk_buf_release(&cond);
+	same = !ret && !strcmp(lk_buf_str(&x), lk_buf_str(&t)) &&
+	       !strcmp(lk_buf_str(&y), lk_buf_str(&f));
+	swapped = !ret && !strcmp(lk_buf_str(&x), lk_buf_str(&f)) &&
+		  !strcmp(lk_buf_str(&y), lk_buf_str(&t));
+	if (same || swapped)
+		lk_buf_addf(b, "%s(%s, %s)", less == same ? "min" : "max",
+			    lk_buf_str(&x), lk_buf_str(&y));
+	lk_buf_release(&x);
+	lk_buf_release(&y);
 	lk_buf_release(&t);
 	lk_buf_release(&f);
+	if (ret || same || swapped)
+		return ret;
+general:
+	text = gen_cursor_text(w, c);
+	ret = gen_unsupported(w, c, "conditional expression '%s' in a loop "
+			      "bound or subscript (only min/max forms)", text);
+	free(text);
 	return ret;
 }
 
-/* A size macro (a single identifier expanding to an integer): a
- * parameter named after it, so the generated code stays generic. */
+/* The macro c comes from whole, if its extent is one macro name in the
+ * main file (N, or N2 defined as (N * 2)); NULL otherwise. */
+static char *macro_of(struct walker *w, CXCursor c)
+{
+	CXSourceRange r = clang_getCursorExtent(c);
+	CXSourceLocation start = clang_getRangeStart(r);
+	const char *text = w->scop->text;
+	unsigned b, e;
+	size_t len = 0;
+	CXFile file;
+	char *name;
+
+	clang_getExpansionLocation(start, &file, NULL, NULL, &b);
+	if (!clang_File_isEqual(file, clang_getFile(w->tu, w->file)))
+		return NULL;
+	clang_getExpansionLocation(clang_getRangeEnd(r), NULL, NULL, NULL, &e);
+	if (b >= w->scop->text_len)
+		return NULL;
+	while (b + len < w->scop->text_len &&
+	       (text[b + len] == '_' || isalnum((unsigned char)text[b + len])))
+		len++;
+	if (!len || isdigit((unsigned char)text[b]) ||
+	    (e != b && e != b + len))
+		return NULL;
+	/* A function-like macro's call is read through its expansion. */
+	for (e = b + (unsigned)len; e < w->scop->text_len &&
+				    isspace((unsigned char)text[e]);
+	     e++)
+		;
+	if (e < w->scop->text_len && text[e] == '(')
+		return NULL;
+	name = lk_strndup(text + b, len);
+	if (!strv_has(&w->macros, name)) {
+		free(name);
+		return NULL;
+	}
+	return name;
+}
+
+/* A size macro: a parameter named after it, so the generated code stays
+ * generic (the sizes differ between verifying and measuring). */
 static int affine_macro(struct walker *w, CXCursor c, struct lk_buf *b,
 			int *done)
 {
-	char *ident = NULL;
-	unsigned n = extent_tokens(w, c, &ident);
+	char *ident = macro_of(w, c);
 	long long v;
 	int ret = 0;
 
 	*done = 0;
-	if (n == 1 && ident && strv_has(&w->macros, ident)) {
+	if (ident) {
 		*done = 1;
 		if (!eval_int(c, &v))
 			ret = gen_unsupported(w, c, "macro '%s' in an affine "
