@@ -63,7 +63,7 @@ struct lk_gen_scop {
 				       * integer macros, by name */
 	struct lk_gen_stmt *stmts;
 	size_t nstmts;
-	isl_set *context;     /* params >= 0 */
+	isl_set *context;     /* the parameters' universe */
 	isl_union_set *domain;
 	isl_union_map *reads, *writes;
 	isl_schedule *schedule;       /* the original order */

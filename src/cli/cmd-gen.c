@@ -148,16 +148,16 @@ static int gen_file(struct lk_ctx *ctx, const char *kernel,
 	return ret;
 }
 
-static void print_units(const struct lk_gen_summary *sum, int list)
+/* One line per unit: kernel, status, chain, and why when it failed. */
+static void print_units(const struct lk_gen_summary *sum)
 {
 	size_t i;
 
 	for (i = 0; i < sum->n; i++) {
 		const struct lk_gen_unit_report *u = &sum->units[i];
 
-		printf("%-16s %-14s %-40s %s%s%s\n", u->kernel, u->status,
-		       u->chain, list ? "" : "", *u->reason ? u->reason : "",
-		       "");
+		printf("%-16s %-14s %s%s%s\n", u->kernel, u->status, u->chain,
+		       *u->reason ? "  " : "", u->reason);
 	}
 }
 
@@ -177,7 +177,7 @@ static int gen_campaign(struct lk_ctx *ctx, const struct gen_args *a)
 	if (!ret)
 		ret = lk_gen_campaign(ctx, sw, &go, &sum);
 	if (!ret) {
-		print_units(&sum, a->list);
+		print_units(&sum);
 		if (!a->quiet && !a->list)
 			fprintf(stderr, "loopkit: %zu units: %ld generated, "
 				"%ld stored earlier, %ld not generated; %ld "

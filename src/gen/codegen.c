@@ -112,7 +112,7 @@ static isl_printer *print_user(isl_printer *p, isl_ast_print_options *opts,
 	const struct lk_gen_stmt *st;
 	size_t i;
 
-	(void)opts;
+	isl_ast_print_options_free(opts);
 	if (k < 0 || (size_t)k >= cg->scop->nstmts) {
 		cg->failed = 1;
 		goto out;

@@ -197,6 +197,22 @@ static int plan_from_store(struct plan *p)
 	return 0;
 }
 
+/* A generated variant is named by its kernel and transformation, not
+ * by its content-addressed file. */
+static void stored_label(struct unit *u, const struct lk_variant_binary *row)
+{
+	const char *kernel = stored_value(row, "kernel");
+	const char *chain = stored_value(row, "transformation");
+	char *rest;
+
+	if (!*kernel)
+		return;
+	rest = strchr(u->label, ' ');
+	rest = lk_asprintf("%s %s%s", kernel, chain, rest ? rest : "");
+	free(u->label);
+	u->label = rest;
+}
+
 static int plan_all(struct plan *p)
 {
 	size_t i;
@@ -218,6 +234,8 @@ static int plan_all(struct plan *p)
 		}
 		if ((ret = plan_unit(p, &p->units[i])))
 			return ret;
+		if (p->stored)
+			stored_label(&p->units[i], &p->stored[i]);
 	}
 	return 0;
 }
