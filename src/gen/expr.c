@@ -269,43 +269,48 @@ static char *macro_of(struct walker *w, CXCursor c)
 	return name;
 }
 
-/* A size macro: a parameter named after it, so the generated code stays
- * generic (the sizes differ between verifying and measuring). */
-static int affine_macro(struct walker *w, CXCursor c, struct lk_buf *b,
-			int *done)
+static int affine_plain(struct walker *w, CXCursor c, struct lk_buf *b);
+
+/*
+ * A size macro (N, TSTEPS) becomes a parameter named after it, so the
+ * generated code stays generic: the sizes differ between verifying and
+ * measuring. A macro for something else (PolyBench's _PB_N for n, or
+ * HALF for n / 2) is read through its expansion, whose parts all come
+ * from the same macro and are not named after it.
+ */
+int gen_affine(struct walker *w, CXCursor c, struct lk_buf *b)
 {
 	char *ident = macro_of(w, c);
+	const char *outer = w->expanding;
 	long long v;
 	int ret = 0;
 
-	*done = 0;
-	if (ident) {
-		*done = 1;
-		if (!eval_int(c, &v))
-			ret = gen_unsupported(w, c, "macro '%s' in an affine "
-					      "expression (not an integer "
-					      "constant)", ident);
-		else if (in_list(isl_words, ident))
+	if (!ident || (outer && !strcmp(ident, outer))) {
+		ret = affine_plain(w, c, b);
+	} else if (eval_int(c, &v)) {
+		if (in_list(isl_words, ident)) {
 			ret = gen_unsupported(w, c, "macro name '%s' (an isl "
 					      "keyword)", ident);
-		else {
+		} else {
 			add_param(w, ident);
 			lk_buf_adds(b, ident);
 		}
+	} else {
+		w->expanding = ident;
+		ret = affine_plain(w, c, b);
+		w->expanding = outer;
 	}
 	free(ident);
 	return ret;
 }
 
-int gen_affine(struct walker *w, CXCursor c, struct lk_buf *b)
+static int affine_plain(struct walker *w, CXCursor c, struct lk_buf *b)
 {
 	CXCursor kid[3];
 	long long v;
-	int ret, done;
+	int ret;
 	char *text;
 
-	if ((ret = affine_macro(w, c, b, &done)) || done)
-		return ret;
 	switch (clang_getCursorKind(c)) {
 	case CXCursor_IntegerLiteral:
 		if (!eval_int(c, &v))

@@ -34,6 +34,7 @@ struct walker {
 	struct lk_strv iters;     /* loops around the current point */
 	struct lk_strv conds;     /* their constraints and if conditions */
 	struct lk_strv written;   /* scalars assigned in the region */
+	const char *expanding;    /* a non-constant macro being read */
 	struct stmt_build *builds;
 	size_t nbuilds, alloc;
 	int err;

@@ -291,3 +291,24 @@ Test(gen, chains)
 	cr_assert_eq(lk_gen_chain_parse(&ctx, "unroll,factor=1", NULL, &c),
 		     LK_EINPUT);
 }
+
+/* PolyBench's macros: _PB_N for the parameter n, a non-constant macro
+ * read through its expansion, SCALAR_VAL in a statement. */
+Test(gen, polybench_macros)
+{
+	char *path = write_kernel(
+		"#define POLYBENCH_LOOP_BOUND(x, y) y\n"
+		"#define _PB_N POLYBENCH_LOOP_BOUND(N, n)\n"
+		"#define HALF (n / 2)\n"
+		"#define SCALAR_VAL(x) x\n"
+		"for (i = 0; i < _PB_N; i++)\n"
+		"  for (j = 0; j < HALF; j++)\n"
+		"    A[i][j] = SCALAR_VAL(0.5) * A[i][j];");
+	struct lk_gen_scop *s = parse_ok(path);
+
+	set_equal(s->stmts[0].domain, "[n] -> { S0[i, j] : 0 <= i < n and "
+		  "0 <= j < floor(n / 2) }");
+	lk_gen_scop_free(s);
+	unlink(path);
+	free(path);
+}
