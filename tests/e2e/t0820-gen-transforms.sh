@@ -14,21 +14,19 @@ gen_ok() { # KERNEL CHAINS...
 		{ cat err; fail "$k: $*"; }
 	[ "$(ls out/$k.*.c | wc -l)" -eq $# ] || fail "$k: one file per chain"
 }
-gen_ok gemm original isl tile,sizes=8x8 isl+tile,sizes=8x8 \
-	tile2,outer=16,inner=4 interchange unroll-jam,factor=2 \
-	unroll,factor=4 vectorize fuse distribute skew \
+# Every step at least once, the original's checksum once per kernel.
+gen_ok gemm original isl+tile,sizes=8x8 tile2,outer=16,inner=4 \
+	interchange unroll-jam,factor=2 vectorize \
 	isl+tile,sizes=8x8+vectorize,hint=omp
-gen_ok jacobi2d original isl skew+tile,sizes=4x4 tile,sizes=4x4 \
-	interchange unroll-jam,factor=2 unroll vectorize distribute fuse
-gen_ok trisolv original isl tile,sizes=4x4 unroll,factor=2 distribute
-gen_ok seidel original isl isl+tile,sizes=4x4 unroll,factor=3 skew
-gen_ok minmax original isl tile,sizes=4x4 tile2,outer=8,inner=2 \
-	interchange unroll fuse distribute skew
+gen_ok jacobi2d skew+tile,sizes=4x4 unroll fuse
+gen_ok trisolv isl distribute
+gen_ok seidel isl+tile,sizes=4x4
+gen_ok minmax original tile,sizes=4x4 interchange unroll
 # The vectorised gemm has its hint on a loop.
-grep -q '#pragma GCC ivdep' out/gemm.8.c || fail "gemm vectorize: no hint"
-grep -q '#pragma omp simd' out/gemm.12.c || fail "gemm omp: no hint"
+grep -q '#pragma GCC ivdep' out/gemm.5.c || fail "gemm vectorize: no hint"
+grep -q '#pragma omp simd' out/gemm.6.c || fail "gemm omp: no hint"
 # Generated code is generic in the sizes: the macros stay names.
-grep -q 'c0 < TSTEPS' out/jacobi2d.0.c || fail "jacobi2d: TSTEPS folded"
+sed -n '/pragma scop/,/pragma endscop/p' out/jacobi2d.1.c | grep -q 'c0 < TSTEPS' || fail "jacobi2d: TSTEPS folded"
 
 refused() { # KERNEL CHAIN PATTERN
 	set +e
