@@ -9,6 +9,8 @@
 #include <isl/aff.h>
 #include <isl/options.h>
 #include <isl/schedule_node.h>
+#include <isl/map.h>
+#include <isl/set.h>
 #include <isl/space.h>
 #include <isl/val.h>
 
@@ -350,6 +352,54 @@ struct unroll {
 	long applied;
 };
 
+/*
+ * Isolate the full tiles of a strip-mined loop ('tile' is the tile band,
+ * its child the point band of factor u), so that unrolling the point loop
+ * gives straight code in them and guards only in the last, partial tile
+ * (as Polly does). The full tiles are the prefixes [outer..., t] whose
+ * point range is the whole [0, u - 1].
+ */
+static isl_schedule_node *isolate_full_tiles(isl_schedule_node *tile,
+					     long u)
+{
+	isl_schedule_node *below = isl_schedule_node_get_child(tile, 0);
+	isl_union_set *dom;
+	isl_union_map *prefix;
+	isl_set *range, *loop, *extent, *bad;
+	isl_map *m;
+	isl_size n;
+
+	below = isl_schedule_node_child(below, 0);
+	prefix = isl_schedule_node_get_prefix_schedule_union_map(below);
+	dom = isl_schedule_node_get_domain(below);
+	isl_schedule_node_free(below);
+	dom = isl_union_set_apply(dom, prefix);
+	if (isl_union_set_n_set(dom) != 1) {
+		isl_union_set_free(dom);
+		return tile;
+	}
+	range = isl_set_from_union_set(dom);
+	n = isl_set_dim(range, isl_dim_set);
+	if (n < 2) {
+		isl_set_free(range);
+		return tile;
+	}
+	loop = isl_set_drop_constraints_involving_dims(isl_set_copy(range),
+						       isl_dim_set, n - 1, 1);
+	extent = isl_set_lower_bound_si(isl_set_copy(loop), isl_dim_set,
+					n - 1, 0);
+	extent = isl_set_upper_bound_si(extent, isl_dim_set, n - 1,
+					(int)u - 1);
+	bad = isl_set_project_out(isl_set_subtract(extent, range), isl_dim_set,
+				  n - 1, 1);
+	loop = isl_set_project_out(loop, isl_dim_set, n - 1, 1);
+	m = isl_map_from_domain(isl_set_subtract(loop, bad));
+	m = isl_map_move_dims(m, isl_dim_out, 0, isl_dim_in, n - 2, 1);
+	range = isl_set_set_tuple_name(isl_map_wrap(m), "isolate");
+	return isl_schedule_node_band_set_ast_build_options(
+		tile, isl_union_set_from_set(range));
+}
+
 /* The last member of an innermost band: strip-mined by the factor, its
  * point loop unrolled (or unrolled whole). */
 static isl_schedule_node *unroll_band(isl_schedule_node *node, void *user)
@@ -365,6 +415,7 @@ static isl_schedule_node *unroll_band(isl_schedule_node *node, void *user)
 	if (u->factor) {
 		node = isl_schedule_node_band_tile(
 			node, size_vector(node, sizes, 1));
+		node = isolate_full_tiles(node, u->factor);
 		node = isl_schedule_node_child(node, 0);
 		node = mark_unroll(node, NULL);
 		node = isl_schedule_node_parent(node);
