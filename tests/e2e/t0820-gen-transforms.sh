@@ -40,4 +40,12 @@ refused seidel tile,sizes=4x4 "illegal"
 refused seidel vectorize "no innermost loop is parallel"
 refused trisolv unroll-jam "no innermost band"
 refused gemm unroll,factor=full "code generation failed"
+# What the model cannot see (two names for one array) verification
+# catches: a hard failure with both checksums, exit 1.
+set +e
+"$LOOPKIT" gen -q "$d/alias.c" -t interchange >out.c 2>err; rc=$?
+set -e
+[ $rc -eq 1 ] || { cat err; fail "alias: exit 1, got $rc"; }
+grep -q "checksum mismatch after 'interchange': original [0-9a-f]*, transformed [0-9a-f]*" err ||
+	{ cat err; fail "alias: both checksums"; }
 exit 0
