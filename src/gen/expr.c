@@ -4,6 +4,7 @@
  * the statement's text cut into pieces around its iterators.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,6 +113,22 @@ static int affine_var(struct walker *w, CXCursor c, struct lk_buf *b)
 	return ret;
 }
 
+/* "12", "(-3)": an integer constant as gen_affine writes it. */
+static int is_number(const char *s, long long *v)
+{
+	char *end;
+	size_t n = strlen(s);
+	int paren = n > 2 && s[0] == '(' && s[n - 1] == ')';
+	char *copy = paren ? lk_strndup(s + 1, n - 2) : lk_strdup(s);
+	int ok;
+
+	errno = 0;
+	*v = strtoll(copy, &end, 10);
+	ok = *copy && !*end && !errno;
+	free(copy);
+	return ok;
+}
+
 static int affine_binary(struct walker *w, CXCursor c, struct lk_buf *b)
 {
 	CXCursor kid[3];
@@ -123,13 +140,14 @@ static int affine_binary(struct walker *w, CXCursor c, struct lk_buf *b)
 
 	if (gen_children(c, kid, 3) != 2)
 		return gen_unsupported(w, c, "expression form");
-	lc = eval_int(kid[0], &lv);
-	rc = eval_int(kid[1], &rv);
 	ret = gen_affine(w, kid[0], &l);
 	if (!ret)
 		ret = gen_affine(w, kid[1], &r);
 	if (ret)
 		goto out;
+	/* Constants only: a size macro is a parameter, not a number. */
+	lc = is_number(lk_buf_str(&l), &lv);
+	rc = is_number(lk_buf_str(&r), &rv);
 	switch (op) {
 	case CX_BO_Add:
 	case CX_BO_Sub:
@@ -142,9 +160,10 @@ static int affine_binary(struct walker *w, CXCursor c, struct lk_buf *b)
 			ret = gen_unsupported(w, c, "non-affine product '%s'",
 					      text);
 			free(text);
+		} else if (lc) {
+			lk_buf_addf(b, "%lld * (%s)", lv, lk_buf_str(&r));
 		} else {
-			lk_buf_addf(b, "(%s) * (%s)", lk_buf_str(&l),
-				    lk_buf_str(&r));
+			lk_buf_addf(b, "%lld * (%s)", rv, lk_buf_str(&l));
 		}
 		break;
 	case CX_BO_Div:

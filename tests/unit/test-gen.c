@@ -172,6 +172,9 @@ Test(gen, unsupported)
 		    "unsupported statement (UnaryOperator)");
 	parse_fails("for (i = 0; i < n; i += s)\n  x[i] = 0;", 9,
 		    "unsupported for loop increment");
+	/* A size macro is a parameter: dividing by it is not affine. */
+	parse_fails("for (i = 0; i < n / N; i++)\n  x[i] = 0;", 9,
+		    "unsupported non-affine division 'n / N'");
 }
 
 Test(gen, unbalanced_pragma)
@@ -308,6 +311,16 @@ Test(gen, polybench_macros)
 
 	set_equal(s->stmts[0].domain, "[n] -> { S0[i, j] : 0 <= i < n and "
 		  "0 <= j < floor(n / 2) }");
+	lk_gen_scop_free(s);
+	unlink(path);
+	free(path);
+	/* Constant multiples in a linearised subscript are affine. */
+	path = write_kernel("for (i = 0; i < n; i++)\n"
+			    "  for (j = 1; j < n; j++)\n"
+			    "    x[2 * i + 3 * (j - 1)] = x[i * 2];");
+	s = parse_ok(path);
+	umap_equal(s->stmts[0].writes, "[n] -> { S0[i, j] -> x[2i + 3j - 3] "
+		   ": 0 <= i < n and 1 <= j < n }");
 	lk_gen_scop_free(s);
 	unlink(path);
 	free(path);
