@@ -135,6 +135,46 @@ struct lk_predict_config {
 
 void lk_predict_config_init(struct lk_predict_config *c);
 void lk_predict_config_release(struct lk_predict_config *c);
+/*
+ * The generator's transformations (doc/loopkit-gen.md). A step is a name
+ * and key=value parameters; a chain is steps applied in order, written
+ * "isl+tile,sizes=32x32+vectorize".
+ */
+struct lk_gen_step {
+	char *name;
+	struct lk_strv keys, values;   /* parallel */
+};
+
+struct lk_gen_chain {
+	char *text;                    /* canonical spelling */
+	struct lk_gen_step *steps;
+	size_t nsteps;
+	long line;                     /* in the config; 0 from the CLI */
+};
+
+/* The 'gen:' section. */
+struct lk_gen_config {
+	int present;
+	struct lk_gen_chain *chains;   /* default: one, "original" */
+	size_t nchains;
+	char *verify_define;           /* default "MINI_DATASET" */
+	int verify;                    /* default 1 */
+};
+
+/*
+ * Parse one chain. Unknown transformations and keys are LK_EINPUT with a
+ * did-you-mean; values are checked (numbers in range, known words).
+ * 'where' prefixes the message ("c.yaml:12"), NULL for none. out is
+ * filled on success (release it), untouched on failure.
+ */
+int lk_gen_chain_parse(struct lk_ctx *ctx, const char *text, const char *where,
+		       struct lk_gen_chain *out);
+void lk_gen_chain_release(struct lk_gen_chain *c);
+/* The value of key in step s, or NULL. */
+const char *lk_gen_step_get(const struct lk_gen_step *s, const char *key);
+/* Known transformation names, NULL-terminated. */
+extern const char *const lk_gen_transform_names[];
+void lk_gen_config_release(struct lk_gen_config *g);
 
 struct lk_sweep {
 	char *path;               /* the YAML file, as given; NULL if built */
@@ -157,6 +197,7 @@ struct lk_sweep {
 	int method_given;          /* the file has a 'method:' section */
 	struct lk_report_cfg report;
 	struct lk_predict_config predict;
+	struct lk_gen_config gen;  /* the 'gen:' section */
 };
 
 /* One point of the Cartesian product (borrowed pointers into the sweep). */

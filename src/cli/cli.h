@@ -54,6 +54,7 @@ int cmd_blocks(int argc, char **argv);
 int cmd_count(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
 
 /* Set by the dispatcher from -v before the command runs. */
 extern int lk_cli_verbose;

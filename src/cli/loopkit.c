@@ -39,6 +39,9 @@ static const struct command commands[] = {
 	{"predict", cmd_predict, 0,
 	 "throughput prediction of every basic block by llvm-mca and "
 	 "adapters"},
+	{"gen", cmd_gen, 0,
+	 "transform a kernel's scop (isl), or generate a campaign's "
+	 "variants"},
 	{"check", cmd_check, 0,
 	 "what this build and this machine can do"},
 };

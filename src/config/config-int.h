@@ -87,6 +87,7 @@ void lk_sweep_clear_flagsets(struct lk_sweep *s);
 
 /* The loader's parts, one per file. */
 int lk_load_axes(struct lk_loader *ld, const yaml_node_t *defines);
+int lk_load_gen(struct lk_loader *ld, const yaml_node_t *gen);
 int lk_load_filters(struct lk_loader *ld, const yaml_node_t *list,
 		    const char *what, struct lk_filter **out, size_t *n);
 void lk_filters_free(struct lk_filter *f, size_t n);

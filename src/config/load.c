@@ -259,6 +259,7 @@ static const struct sweep_part {
 	{"only", load_only, 0},
 	{"report", lk_load_report, 0},
 	{"predict", lk_load_predict, 0},
+	{"gen", lk_load_gen, 0},
 };
 
 static int load_parts(struct lk_loader *ld, const yaml_node_t *root)

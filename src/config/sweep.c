@@ -57,6 +57,7 @@ void lk_sweep_free(struct lk_sweep *s)
 	lk_strv_release(&s->metrics);
 	lk_report_cfg_release(&s->report);
 	lk_predict_config_release(&s->predict);
+	lk_gen_config_release(&s->gen);
 	free(s);
 }
 

@@ -38,6 +38,10 @@ struct plan {
 	char *method;
 	int64_t campaign, env_id;
 	struct lk_progress progress;
+	/* With a 'gen:' section the variants come from the store. */
+	struct lk_variant_binary *stored;
+	struct lk_flagset *stored_flags;
+	size_t nstored;
 };
 
 static const char *base_name(const char *path)
@@ -116,15 +120,17 @@ static int plan_unit(struct plan *p, struct unit *u)
 	int ret;
 
 	make_params(p->sweep, u);
-	if ((ret = variant_hash(ctx, u, src_hash)))
-		return ret;
-	rec = (struct lk_variant_rec){
-		u->variant_hash, u->v->source, src_hash, u->v->compiler,
-		u->v->flagset->name, u->v->flagset->flags, u->params,
-		u->nparams};
-	if ((ret = lk_store_variant_put(ctx, p->store, p->campaign, &rec,
-					&u->variant_id)))
-		return ret;
+	if (!u->variant_id) {
+		if ((ret = variant_hash(ctx, u, src_hash)))
+			return ret;
+		rec = (struct lk_variant_rec){
+			u->variant_hash, u->v->source, src_hash,
+			u->v->compiler, u->v->flagset->name,
+			u->v->flagset->flags, u->params, u->nparams};
+		if ((ret = lk_store_variant_put(ctx, p->store, p->campaign,
+						&rec, &u->variant_id)))
+			return ret;
+	}
 	ret = lk_build_key(ctx, &u->spec, u->build_key);
 	if (ret == LK_EINPUT || ret == LK_ENOTFOUND || ret == LK_ECHILD)
 		u->key_error = lk_strdup(ctx->msg);
@@ -140,19 +146,96 @@ static int plan_unit(struct plan *p, struct unit *u)
 	return 0;
 }
 
+/* The variant's value of a -D axis, from its stored parameters. */
+static const char *stored_value(const struct lk_variant_binary *row,
+				const char *axis)
+{
+	size_t i;
+
+	for (i = 0; i < row->nparams; i++)
+		if (!strcmp(row->params[i].name, axis))
+			return row->params[i].value;
+	return "";
+}
+
+/*
+ * A campaign with a 'gen:' section measures the variants 'loopkit gen'
+ * recorded (generated sources in the store), not the sweep's sources:
+ * they already carry their compiler, flags and -D values, and their ids.
+ */
+static int plan_from_store(struct plan *p)
+{
+	const struct lk_sweep *sw = p->sweep;
+	size_t i, j;
+	int ret;
+
+	ret = lk_store_variant_binaries(p->ctx, p->store, p->campaign,
+					&p->stored, &p->nstored);
+	if (ret)
+		return ret;
+	if (!p->nstored)
+		return lk_error(p->ctx, LK_EINPUT, "campaign '%s' has a "
+				"'gen:' section but no generated variants: "
+				"run 'loopkit gen -c' first", sw->name);
+	p->n = p->nstored;
+	p->variants = lk_calloc(p->n, sizeof(*p->variants));
+	p->stored_flags = lk_calloc(p->n, sizeof(*p->stored_flags));
+	for (i = 0; i < p->n; i++) {
+		struct lk_variant_binary *row = &p->stored[i];
+
+		p->stored_flags[i] = (struct lk_flagset){row->flagset,
+							 row->cflags};
+		p->variants[i].source = row->source;
+		p->variants[i].compiler = row->compiler;
+		p->variants[i].flagset = &p->stored_flags[i];
+		p->variants[i].values = lk_calloc(sw->naxes + 1,
+						  sizeof(char *));
+		for (j = 0; j < sw->naxes; j++)
+			p->variants[i].values[j] =
+				stored_value(row, sw->axes[j].name);
+	}
+	return 0;
+}
+
+/* A generated variant is named by its kernel and transformation, not
+ * by its content-addressed file. */
+static void stored_label(struct unit *u, const struct lk_variant_binary *row)
+{
+	const char *kernel = stored_value(row, "kernel");
+	const char *chain = stored_value(row, "transformation");
+	char *rest;
+
+	if (!*kernel)
+		return;
+	rest = strchr(u->label, ' ');
+	rest = lk_asprintf("%s %s%s", kernel, chain, rest ? rest : "");
+	free(u->label);
+	u->label = rest;
+}
+
 static int plan_all(struct plan *p)
 {
 	size_t i;
 	int ret;
 
-	ret = lk_sweep_expand(p->ctx, p->sweep, &p->variants, &p->n);
+	if (p->sweep->gen.present)
+		ret = plan_from_store(p);
+	else
+		ret = lk_sweep_expand(p->ctx, p->sweep, &p->variants, &p->n);
 	if (ret)
 		return ret;
 	p->units = lk_calloc(p->n + 1, sizeof(*p->units));
 	for (i = 0; i < p->n; i++) {
 		p->units[i].v = &p->variants[i];
+		if (p->stored) {
+			p->units[i].variant_id = p->stored[i].variant_id;
+			snprintf(p->units[i].variant_hash, LK_HASH_HEX, "%s",
+				 p->stored[i].variant_hash);
+		}
 		if ((ret = plan_unit(p, &p->units[i])))
 			return ret;
+		if (p->stored)
+			stored_label(&p->units[i], &p->stored[i]);
 	}
 	return 0;
 }
@@ -435,6 +518,8 @@ static void plan_release(struct plan *p)
 	}
 	free(p->units);
 	lk_variants_free(p->variants, p->n);
+	lk_variant_binaries_free(p->stored, p->nstored);
+	free(p->stored_flags);
 	free(p->method);
 	lk_store_close(p->store);
 }

@@ -1,0 +1,173 @@
+/*
+ * gen: the micro-benchmark generator. A C file's '#pragma scop' region is
+ * read with libclang into a polyhedral model (isl sets and maps), its
+ * dependences computed with isl's flow analysis, transformed by a chain
+ * of steps each checked legal against them, and printed back as C by
+ * isl's AST generator with the original statements' text. Every
+ * generated file can be verified by compiling it at a small size and
+ * comparing its --checksum with the original's (doc/loopkit-gen.md).
+ */
+#ifndef LOOPKIT_GEN_H
+#define LOOPKIT_GEN_H
+
+#include <isl/ast.h>
+#include <isl/ctx.h>
+#include <isl/schedule.h>
+#include <isl/set.h>
+#include <isl/union_map.h>
+#include <isl/union_set.h>
+
+#include "config.h"
+#include "core.h"
+#include "store.h"
+
+/*
+ * A piece of a statement's text: source text, or a reference to the
+ * statement's iterator number 'iter' (outermost first) that code
+ * generation replaces by its value in the new loops.
+ */
+struct lk_gen_piece {
+	char *text;           /* NULL for an iterator reference */
+	int iter;
+};
+
+/* One statement of the scop: an assignment, with its polyhedral model. */
+struct lk_gen_stmt {
+	char *name;           /* S0, S1, ...: the isl tuple name */
+	long line;
+	struct lk_strv iters; /* enclosing loop iterators, outermost first */
+	struct lk_gen_piece *pieces;  /* the text, ';' included */
+	size_t npieces;
+	isl_set *domain;      /* [params] -> { S[iters] : ... } */
+	isl_union_map *reads, *writes; /* { S[iters] -> A[subscripts] };
+					* scalars are 0-d arrays s[] */
+	long ops;             /* arithmetic operations in the statement */
+};
+
+/*
+ * A scop: the region of one function between '#pragma scop' and
+ * '#pragma endscop', modelled. It owns its isl_ctx; everything isl
+ * in it and derived from it lives in that context.
+ */
+struct lk_gen_scop {
+	isl_ctx *isl;
+	char *file;           /* as given */
+	char *text;           /* the file's content */
+	size_t text_len;
+	char *function;       /* the function holding the region */
+	long begin_line, end_line;    /* of the two pragmas */
+	size_t body_begin, body_end;  /* byte range replaced: after the
+				       * scop line, to the endscop line */
+	char *indent;         /* of the first statement */
+	struct lk_strv params;        /* size symbols: int parameters and
+				       * integer macros, by name */
+	struct lk_gen_stmt *stmts;
+	size_t nstmts;
+	isl_set *context;     /* the parameters' universe */
+	isl_union_set *domain;
+	isl_union_map *reads, *writes;
+	isl_schedule *schedule;       /* the original order */
+	/* Dependences (lk_gen_scop_deps), NULL until computed. */
+	isl_union_map *raw, *war, *waw;
+};
+
+/*
+ * Parse 'path' with libclang (cflags: the user's -D/-I/-std words) and
+ * model its scop. Unsupported constructs are LK_EINPUT "file:line:
+ * unsupported <construct>"; a file that does not compile is LK_EINPUT
+ * with clang's first error. *out is NULL on failure.
+ */
+int lk_gen_scop_parse(struct lk_ctx *ctx, const char *path,
+		      const struct lk_strv *cflags,
+		      LK_GIVE struct lk_gen_scop **out);
+void lk_gen_scop_free(struct lk_gen_scop *scop);
+
+/* Compute scop->raw, ->war, ->waw (isl_union_access_info_compute_flow
+ * against the original schedule). Idempotent. */
+int lk_gen_scop_deps(struct lk_ctx *ctx, struct lk_gen_scop *scop);
+
+/* A transformed scop: the schedule and what the printer needs. */
+struct lk_gen_result {
+	isl_schedule *schedule;   /* the transformed schedule tree, with
+				   * AST loop types (unroll) on its bands */
+	isl_ast_node *ast;        /* generated from it; user nodes are
+				   * calls S(i0, i1, ...) of the statements
+				   * with the original iterators' values */
+	int vector_hint;          /* 0 none, 1 ivdep, 2 omp simd */
+	long parallel_loops;      /* innermost loops marked parallel */
+	char *code;               /* the new region, as printed */
+	char *source;             /* the whole file with it in place */
+};
+
+/*
+ * Apply chain to scop (computing the dependences first), check the new
+ * schedule against every dependence and generate code. An illegal step
+ * is LK_EINPUT naming the step and the violated dependence ("RAW S0[i]
+ * -> S0[1 + i]"); a step that does not apply (no band to tile) is
+ * LK_EINPUT too. *out NULL on failure.
+ */
+int lk_gen_transform(struct lk_ctx *ctx, struct lk_gen_scop *scop,
+		     const struct lk_gen_chain *chain,
+		     LK_GIVE struct lk_gen_result **out);
+void lk_gen_result_free(struct lk_gen_result *r);
+
+/*
+ * Is 'schedule' legal for scop's dependences? 0 yes; LK_EINPUT with the
+ * first violated dependence in the message (prefixed by 'what').
+ */
+int lk_gen_check_legal(struct lk_ctx *ctx, struct lk_gen_scop *scop,
+		       isl_schedule *schedule, const char *what);
+
+/*
+ * Compile 'source' (gcc -O2 -ffp-contract=off, -D<define>, the extra
+ * cflags, the runtime) in 'workdir' and run it with --checksum. *sum
+ * gets its output, trimmed. A compile error or a crash is LK_ECHILD
+ * with the reason.
+ */
+int lk_gen_checksum(struct lk_ctx *ctx, const char *source,
+		    const char *workdir, const char *define,
+		    const struct lk_strv *cflags, LK_GIVE char **sum);
+
+/* The kernel's name: from its 'kernel_<name>' function, else the file's
+ * base name without extension. */
+LK_GIVE char *lk_gen_kernel_name(const struct lk_gen_scop *scop);
+
+/*
+ * The generator over a campaign: for every source x chain of the sweep's
+ * gen section, generate, verify against the original's checksum, store
+ * the file content-addressed and record one variant per compiler x flag
+ * set x -D combination (params: the -D axes, then kernel, family,
+ * transformation and the steps' parameters as "<step>.<key>"). Units
+ * already in the store (or failed before, remembered beside the store)
+ * are skipped. With list_only nothing is generated: *summary lists the
+ * units. Illegal or failing units are reported, not fatal.
+ */
+struct lk_gen_opts {
+	const char *store_dir;
+	int jobs;
+	int quiet;
+	int list_only;
+	int verbose;
+};
+
+struct lk_gen_unit_report {
+	char *kernel, *family, *chain;
+	char *status;     /* generated, stored-earlier, illegal, failed,
+			     unsupported, planned */
+	char *reason;     /* "" when fine */
+	char *object;     /* the generated file in the store, "" if none */
+	long variants;    /* variants recorded */
+};
+
+struct lk_gen_summary {
+	struct lk_gen_unit_report *units;
+	size_t n;
+	long generated, skipped, failed, variants;
+};
+
+int lk_gen_campaign(struct lk_ctx *ctx, const struct lk_sweep *sweep,
+		    const struct lk_gen_opts *opts,
+		    struct lk_gen_summary *summary);
+void lk_gen_summary_release(struct lk_gen_summary *s);
+
+#endif

@@ -1,0 +1,244 @@
+/* loopkit gen: transform a kernel's scop, or a campaign's kernels. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "loopkit/gen.h"
+
+static const char usage[] =
+	"[options] KERNEL.c --transform T [--transform T ...]\n"
+	"   or: loopkit gen [options] -c CAMPAIGN.yaml [--list]\n\n"
+	"Read KERNEL.c's '#pragma scop' region, apply each transformation\n"
+	"chain (steps joined by '+', e.g. isl+tile,sizes=32x32+vectorize),\n"
+	"check it against the dependences, generate the code with isl and\n"
+	"verify that the result's --checksum at -DMINI_DATASET equals the\n"
+	"original's. Prints the new source, or writes DIR/<kernel>.<n>.c\n"
+	"with -o. With -c, expand the campaign's kernels x transformations\n"
+	"into variants in its store (doc/loopkit-gen.md).";
+
+struct gen_args {
+	const char *config, *out_dir, *verify_define;
+	struct lk_strv transforms, defines, includes;
+	long jobs;
+	int print, no_verify, list, quiet;
+};
+
+static void cflags_of(const struct gen_args *a, struct lk_strv *cflags)
+{
+	size_t i;
+
+	for (i = 0; i < a->defines.n; i++)
+		lk_strv_pushf(cflags, "-D%s", a->defines.v[i]);
+	for (i = 0; i < a->includes.n; i++)
+		lk_strv_pushf(cflags, "-I%s", a->includes.v[i]);
+}
+
+/* The original's checksum, computed once. */
+static int reference_sum(struct lk_ctx *ctx, const char *kernel,
+			 const char *tmp, const struct gen_args *a,
+			 const struct lk_strv *cflags, char **sum)
+{
+	if (*sum)
+		return 0;
+	return lk_gen_checksum(ctx, kernel, tmp, a->verify_define, cflags,
+			       sum);
+}
+
+static int verify(struct lk_ctx *ctx, const char *kernel,
+		  const struct lk_gen_result *r, const char *chain,
+		  const struct gen_args *a, const struct lk_strv *cflags,
+		  char **ref)
+{
+	char tmpl[] = "/tmp/loopkit-gen-XXXXXX";
+	char *dir = mkdtemp(tmpl), *file = NULL, *sum = NULL;
+	const char *base = strrchr(kernel, '/');
+	int ret;
+
+	if (!dir)
+		return lk_error_errno(ctx, "mkdtemp");
+	file = lk_path_join(dir, base ? base + 1 : kernel);
+	ret = reference_sum(ctx, kernel, dir, a, cflags, ref);
+	if (!ret)
+		ret = lk_file_write_atomic(ctx, file, r->source,
+					   strlen(r->source));
+	if (!ret)
+		ret = lk_gen_checksum(ctx, file, dir, a->verify_define, cflags,
+				      &sum);
+	if (!ret && strcmp(sum, *ref))
+		ret = lk_error(ctx, LK_ECHILD, "%s: checksum mismatch after "
+			       "'%s': original %s, transformed %s", kernel,
+			       chain, *ref, sum);
+	unlink(file);
+	rmdir(dir);
+	free(file);
+	free(sum);
+	return ret;
+}
+
+static int emit(struct lk_ctx *ctx, const struct lk_gen_scop *scop,
+		const struct lk_gen_result *r, const struct gen_args *a,
+		size_t idx, size_t n, const char *chain)
+{
+	char *kname, *name, *path;
+	int ret;
+
+	if (!a->out_dir || a->print) {
+		if (n > 1)
+			printf("/* loopkit gen: %s */\n", chain);
+		fputs(r->source, stdout);
+		if (!a->out_dir)
+			return 0;
+	}
+	if ((ret = lk_mkdir_p(ctx, a->out_dir, 0777)))
+		return ret;
+	kname = lk_gen_kernel_name(scop);
+	name = lk_asprintf("%s.%zu.c", kname, idx);
+	path = lk_path_join(a->out_dir, name);
+	ret = lk_file_write_atomic(ctx, path, r->source, strlen(r->source));
+	if (!ret && !a->quiet)
+		fprintf(stderr, "loopkit: %s: %s\n", path, chain);
+	free(path);
+	free(name);
+	free(kname);
+	return ret;
+}
+
+static int gen_file(struct lk_ctx *ctx, const char *kernel,
+		    const struct gen_args *a)
+{
+	struct lk_strv cflags = LK_STRV_INIT;
+	struct lk_gen_scop *scop = NULL;
+	char *ref = NULL;
+	size_t i, n = a->transforms.n ? a->transforms.n : 1;
+	int ret;
+
+	cflags_of(a, &cflags);
+	{
+		/* The kernel's own headers, for verifying from elsewhere. */
+		char *dir = lk_path_dirname(kernel);
+
+		lk_strv_pushf(&cflags, "-I%s", dir);
+		free(dir);
+	}
+	ret = lk_gen_scop_parse(ctx, kernel, &cflags, &scop);
+	for (i = 0; !ret && i < n; i++) {
+		struct lk_gen_chain chain;
+		struct lk_gen_result *r = NULL;
+
+		ret = lk_gen_chain_parse(ctx, a->transforms.n ?
+					 a->transforms.v[i] : "original",
+					 "--transform", &chain);
+		if (ret)
+			break;
+		ret = lk_gen_transform(ctx, scop, &chain, &r);
+		if (!ret && !a->no_verify)
+			ret = verify(ctx, kernel, r, chain.text, a, &cflags,
+				     &ref);
+		if (!ret)
+			ret = emit(ctx, scop, r, a, i, n, chain.text);
+		lk_gen_result_free(r);
+		lk_gen_chain_release(&chain);
+	}
+	free(ref);
+	lk_gen_scop_free(scop);
+	lk_strv_release(&cflags);
+	return ret;
+}
+
+/* One line per unit: kernel, status, chain, and why when it failed. */
+static void print_units(const struct lk_gen_summary *sum)
+{
+	size_t i;
+
+	for (i = 0; i < sum->n; i++) {
+		const struct lk_gen_unit_report *u = &sum->units[i];
+
+		printf("%-16s %-14s %s%s%s\n", u->kernel, u->status, u->chain,
+		       *u->reason ? "  " : "", u->reason);
+	}
+}
+
+static int gen_campaign(struct lk_ctx *ctx, const struct gen_args *a)
+{
+	struct lk_sweep *sw = NULL;
+	struct lk_gen_opts go = {a->out_dir ? a->out_dir
+					    : LK_STORE_DEFAULT_DIR,
+				 (int)a->jobs, a->quiet, a->list,
+				 lk_cli_verbose};
+	struct lk_gen_summary sum = {0};
+	int ret = lk_sweep_load(ctx, a->config, &sw);
+
+	if (!ret && !sw->gen.present)
+		ret = lk_error(ctx, LK_EINPUT, "%s: no 'gen:' section",
+			       a->config);
+	if (!ret)
+		ret = lk_gen_campaign(ctx, sw, &go, &sum);
+	if (!ret) {
+		print_units(&sum);
+		if (!a->quiet && !a->list)
+			fprintf(stderr, "loopkit: %zu units: %ld generated, "
+				"%ld stored earlier, %ld not generated; %ld "
+				"variants; store: %s\n", sum.n, sum.generated,
+				sum.skipped, sum.failed, sum.variants,
+				go.store_dir);
+	}
+	lk_gen_summary_release(&sum);
+	lk_sweep_free(sw);
+	return ret;
+}
+
+int cmd_gen(int argc, char **argv)
+{
+	struct gen_args a = {.verify_define = "MINI_DATASET"};
+	const struct lk_opt opts[] = {
+		{'c', "config", LK_OPT_STRING, &a.config, "FILE",
+		 "a campaign YAML with a 'gen:' section"},
+		{'t', "transform", LK_OPT_LIST, &a.transforms, "T",
+		 "a transformation chain (repeatable; default original)"},
+		{'D', "define", LK_OPT_LIST, &a.defines, "NAME=VAL",
+		 "define a macro for parsing and verifying"},
+		{'I', "include", LK_OPT_LIST, &a.includes, "DIR",
+		 "add an include directory"},
+		{'o', "output", LK_OPT_STRING, &a.out_dir, "DIR",
+		 "write the files here (with -c: the campaign directory)"},
+		{0, "print", LK_OPT_BOOL, &a.print, NULL,
+		 "print the sources even with -o"},
+		{0, "no-verify", LK_OPT_BOOL, &a.no_verify, NULL,
+		 "do not compile and compare checksums"},
+		{0, "verify-define", LK_OPT_STRING, &a.verify_define, "NAME",
+		 "the size macro for verifying (default MINI_DATASET)"},
+		{0, "list", LK_OPT_BOOL, &a.list, NULL,
+		 "with -c: print what would be made, make nothing"},
+		{'j', "jobs", LK_OPT_LONG, &a.jobs, "N",
+		 "parallel units (default: CPUs)"},
+		{'q', "quiet", LK_OPT_BOOL, &a.quiet, NULL, "no progress"},
+		LK_OPT_END};
+	struct lk_ctx ctx;
+	int first, ret;
+
+	first = lk_opts_parse("gen", usage, opts, argc, argv);
+	if (first < 0)
+		return first == -1 ? 0 : 2;
+	lk_ctx_init(&ctx);
+	ctx.verbose = lk_cli_verbose;
+	if (a.config && (first < argc || a.transforms.n))
+		ret = lk_cli_usage_error("gen", "with -c, kernels and "
+					 "transformations come from the "
+					 "campaign file");
+	else if (!a.config && first != argc - 1)
+		ret = lk_cli_usage_error("gen", "expected one KERNEL.c or "
+					 "-c CAMPAIGN.yaml");
+	else if (!a.config && a.list)
+		ret = lk_cli_usage_error("gen", "--list needs -c");
+	else if (a.config)
+		ret = gen_campaign(&ctx, &a) ? lk_cli_fail(&ctx) : 0;
+	else
+		ret = gen_file(&ctx, argv[first], &a) ? lk_cli_fail(&ctx) : 0;
+	lk_strv_release(&a.transforms);
+	lk_strv_release(&a.defines);
+	lk_strv_release(&a.includes);
+	return ret;
+}

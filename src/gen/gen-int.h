@@ -1,0 +1,84 @@
+/*
+ * Private to src/gen: the front end's walker shared by scop.c (regions,
+ * loops, statements) and expr.c (affine expressions, accesses), and the
+ * helpers between the model, the transformations and the printer.
+ */
+#ifndef LOOPKIT_GEN_INT_H
+#define LOOPKIT_GEN_INT_H
+
+#include <clang-c/Index.h>
+
+#include "loopkit/gen.h"
+
+/* A node of the original loop tree, turned into an isl schedule. */
+struct snode {
+	int stmt;                 /* statement index, -1 for a loop/block */
+	struct lk_strv iters;     /* a loop band: perfectly nested loops */
+	int *signs;               /* +1 increasing, -1 decreasing */
+	struct snode **kids;
+	size_t nkids, alloc;
+};
+
+/* A statement being read: its text pieces and isl texts. */
+struct stmt_build {
+	struct lk_strv conds;     /* isl constraints of its domain */
+	struct lk_strv reads, writes; /* "A[i, j]" texts */
+};
+
+struct walker {
+	struct lk_ctx *ctx;
+	CXTranslationUnit tu;
+	const char *file;
+	struct lk_gen_scop *scop;
+	struct lk_strv macros;    /* names of macros defined in the TU */
+	struct lk_strv iters;     /* loops around the current point */
+	struct lk_strv conds;     /* their constraints and if conditions */
+	struct lk_strv written;   /* scalars assigned in the region */
+	const char *expanding;    /* a non-constant macro being read */
+	struct stmt_build *builds;
+	size_t nbuilds, alloc;
+	int err;
+};
+
+/* Report "file:line: unsupported <what>" at cursor c (first error wins). */
+int gen_unsupported(struct walker *w, CXCursor c, const char *fmt, ...)
+	LK_PRINTF(3, 4);
+long gen_cursor_line(CXCursor c);
+/* The single child of an expression wrapper, or c itself. */
+CXCursor gen_strip(CXCursor c);
+size_t gen_children(CXCursor c, CXCursor *out, size_t max);
+/* The source spelling of c's extent, tokens joined as written. */
+LK_GIVE char *gen_cursor_text(struct walker *w, CXCursor c);
+
+/* An affine expression of c in isl syntax, into b. */
+int gen_affine(struct walker *w, CXCursor c, struct lk_buf *b);
+/* An affine condition in isl syntax; negate for an else branch. */
+int gen_condition(struct walker *w, CXCursor c, int negate, struct lk_buf *b);
+/* Reads and writes of an assignment statement into sb; *ops counts its
+ * arithmetic. */
+int gen_statement_accesses(struct walker *w, CXCursor c,
+			   struct stmt_build *sb, long *ops);
+/* The text of statement c as pieces, iterators of 'iters' marked. */
+int gen_statement_pieces(struct walker *w, CXCursor c,
+			 const struct lk_strv *iters, struct lk_gen_stmt *st);
+/* Collect names of scalars assigned anywhere under c. */
+void gen_collect_written(struct walker *w, CXCursor c);
+
+/* Model construction (model.c). */
+int gen_model_build(struct walker *w, struct snode *root);
+void gen_snode_free(struct snode *n);
+
+/* "[N, M] -> " for the scop's parameters. */
+LK_GIVE char *gen_params_prefix(const struct lk_gen_scop *scop);
+
+/* RAW, WAR and WAW together (computed). */
+isl_union_map *gen_all_deps(struct lk_gen_scop *s);
+/* Apply one step to *sched; *hint gets a vectorize step's hint. */
+int gen_apply_step(struct lk_ctx *ctx, struct lk_gen_scop *s,
+		   const struct lk_gen_step *st, isl_schedule **sched,
+		   int *hint);
+
+/* isl errors as text, then cleared ("" when none). */
+LK_GIVE char *gen_isl_error(isl_ctx *isl);
+
+#endif
