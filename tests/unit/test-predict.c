@@ -755,7 +755,7 @@ Test(predict, unknown_tool_names_file_line_and_what_there_is)
 	st.config_path = sw->path;
 	cr_assert_eq(lk_predictors_make(&ctx, &st, &p, &n), LK_EINPUT);
 	cr_assert_not_null(strstr(ctx.msg, "c.yaml:3: unknown tool 'bprf' "
-					   "(available here: fake)"),
+					   "(available here: bprof, fake)"),
 			   "%s", ctx.msg);
 	lk_sweep_free(sw);
 	free(yaml);
