@@ -52,6 +52,23 @@ int cmd_export(int argc, char **argv);
 int cmd_memprof(int argc, char **argv);
 int cmd_blocks(int argc, char **argv);
 int cmd_count(int argc, char **argv);
+int cmd_lift(int argc, char **argv);
+int cmd_filter(int argc, char **argv);
+
+/*
+ * Campaign mode of the analysis commands: load the campaign file (for
+ * its name), open the existing store in dir and find the campaign. On
+ * failure nothing is left open.
+ */
+struct lk_sweep;
+struct lk_store;
+struct lk_stage_summary;
+int lk_cli_campaign_open(struct lk_ctx *ctx, const char *config,
+			 const char *dir, struct lk_sweep **sw,
+			 struct lk_store **s, int64_t *campaign);
+/* One line per variant on stdout, the tallies on stderr. */
+void lk_cli_print_stage(const char *stage, const char *store_dir,
+			const struct lk_stage_summary *sum);
 
 /* Set by the dispatcher from -v before the command runs. */
 extern int lk_cli_verbose;
