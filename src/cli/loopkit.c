@@ -33,6 +33,8 @@ static const struct command commands[] = {
 	{"count", cmd_count, 0,
 	 "exact execution count of every basic block inside the measured "
 	 "region"},
+	{"lift", cmd_lift, 0,
+	 "kernel predictions: sum of block occurrences x block predictions"},
 	{"check", cmd_check, 0,
 	 "what this build and this machine can do"},
 };
