@@ -32,6 +32,12 @@ struct lk_stage_summary {
 };
 
 void lk_stage_summary_release(struct lk_stage_summary *sum);
+/* One item per variant, labelled as loopkit run labels them, status
+ * "pending"; then set an item's status and reason (copied). */
+void lk_stage_items_init(struct lk_stage_summary *sum,
+			 const struct lk_variant_binary *v, size_t n);
+void lk_stage_item_set(struct lk_stage_item *item, const char *status,
+		       const char *reason);
 
 struct lk_bb_campaign_opts {
 	int jobs;             /* counts in parallel; <= 0: online CPUs */

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "loopkit/count.h"
-#include "harness-int.h"
+#include "loopkit/harness.h"
 
 /* One variant's kernel on its way through the stage. */
 struct unit {
@@ -71,7 +71,7 @@ static char *variant_label(const struct lk_variant_binary *v)
 	return lk_buf_detach(&label);
 }
 
-void stage_item_set(struct lk_stage_item *item, const char *status,
+void lk_stage_item_set(struct lk_stage_item *item, const char *status,
 		     const char *reason)
 {
 	free(item->status);
@@ -80,7 +80,7 @@ void stage_item_set(struct lk_stage_item *item, const char *status,
 	item->reason = lk_strdup(reason ? reason : "");
 }
 
-void stage_items_init(struct lk_stage_summary *sum,
+void lk_stage_items_init(struct lk_stage_summary *sum,
 		       const struct lk_variant_binary *v, size_t n)
 {
 	memset(sum, 0, sizeof(*sum));
@@ -89,7 +89,7 @@ void stage_items_init(struct lk_stage_summary *sum,
 	for (size_t i = 0; i < n; i++) {
 		sum->items[i].variant_id = v[i].variant_id;
 		sum->items[i].label = variant_label(&v[i]);
-		stage_item_set(&sum->items[i], "pending", "");
+		lk_stage_item_set(&sum->items[i], "pending", "");
 	}
 }
 
@@ -172,7 +172,7 @@ static int unit_blocks_item(struct lk_ctx *ctx, struct lk_store *s,
 		char *why = lk_asprintf("no binary (run status %s)",
 					u->v->run_status);
 
-		stage_item_set(u->item, "skipped", why);
+		lk_stage_item_set(u->item, "skipped", why);
 		free(why);
 		sum->skipped++;
 		return 1;
@@ -181,12 +181,12 @@ static int unit_blocks_item(struct lk_ctx *ctx, struct lk_store *s,
 	if (ret == LK_ESTORE)
 		return ret;
 	if (ret < 0) {
-		stage_item_set(u->item, "failed", ctx->msg);
+		lk_stage_item_set(u->item, "failed", ctx->msg);
 		lk_ctx_clear(ctx);
 		sum->failed++;
 		return 1;
 	}
-	stage_item_set(u->item, ret ? "stored" : "ok", "");
+	lk_stage_item_set(u->item, ret ? "stored" : "ok", "");
 	if (ret)
 		sum->earlier++;
 	else
@@ -203,7 +203,7 @@ static int list_units(struct lk_ctx *ctx, struct lk_store *s,
 
 	if (ret)
 		return ret;
-	stage_items_init(sum, *v, *n);
+	lk_stage_items_init(sum, *v, *n);
 	*units = lk_calloc(*n ? *n : 1, sizeof(**units));
 	for (size_t i = 0; i < *n; i++) {
 		(*units)[i].v = &(*v)[i];
@@ -244,7 +244,7 @@ static int count_wanted(struct lk_ctx *ctx, struct lk_store *s,
 	if (ret < 0)
 		return ret;
 	if (ret == 1 && (!strcmp(status, "ok") || !opts->retry_failed)) {
-		stage_item_set(u->item, strcmp(status, "ok") ? status : "stored",
+		lk_stage_item_set(u->item, strcmp(status, "ok") ? status : "stored",
 			 reason);
 		ret = 0;
 	} else {
@@ -302,11 +302,11 @@ static void count_one(void *arg, size_t i)
 	pthread_mutex_lock(&k->lock);
 	if (!ret) {
 		ret = store_count(&k->store_ctx, k->s, u, &c, "ok", "");
-		stage_item_set(u->item, "ok", "");
+		lk_stage_item_set(u->item, "ok", "");
 		k->done++;
 		lk_count_release(&c);
 	} else {
-		stage_item_set(u->item, count_status(&ctx), ctx.msg);
+		lk_stage_item_set(u->item, count_status(&ctx), ctx.msg);
 		ret = store_count(&k->store_ctx, k->s, u, NULL,
 				  u->item->status, ctx.msg);
 		k->failed++;

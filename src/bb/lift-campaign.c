@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness-int.h"
+#include "loopkit/harness.h"
 
 struct kernel {
 	int64_t function_id;
@@ -29,7 +29,7 @@ void lk_lift_summary_release(struct lk_lift_summary *sum)
 static void skip(struct lk_stage_summary *sum, struct lk_stage_item *item,
 		 char *reason)
 {
-	stage_item_set(item, "skipped", reason);
+	lk_stage_item_set(item, "skipped", reason);
 	free(reason);
 	sum->skipped++;
 }
@@ -141,7 +141,7 @@ static int lift_kernel(struct lk_ctx *ctx, struct lk_store *s,
 	ret = lk_store_lifted_put(ctx, s, variant_id, k->function_id, rows,
 				  nr);
 	if (!ret && !nr) {
-		stage_item_set(k->item, "skipped", "no prediction for any "
+		lk_stage_item_set(k->item, "skipped", "no prediction for any "
 			       "counted block of the campaign (run loopkit "
 			       "predict first)");
 		sum->stage.skipped++;
@@ -149,7 +149,7 @@ static int lift_kernel(struct lk_ctx *ctx, struct lk_store *s,
 		char *why = lk_asprintf("%zu predictor%s, excluded by %ld", nr,
 					nr == 1 ? "" : "s", excluded);
 
-		stage_item_set(k->item, "ok", why);
+		lk_stage_item_set(k->item, "ok", why);
 		free(why);
 		sum->stage.done++;
 	}
@@ -171,7 +171,7 @@ int lk_lift_campaign(struct lk_ctx *ctx, struct lk_store *s,
 	memset(sum, 0, sizeof(*sum));
 	if (ret)
 		return ret;
-	stage_items_init(&sum->stage, v, n);
+	lk_stage_items_init(&sum->stage, v, n);
 	k = lk_calloc(n + 1, sizeof(*k));
 	for (i = 0; !ret && i < n; i++) {
 		k[i].item = &sum->stage.items[i];

@@ -92,5 +92,7 @@ int lk_load_filters(struct lk_loader *ld, const yaml_node_t *list,
 void lk_filters_free(struct lk_filter *f, size_t n);
 void lk_axes_free(struct lk_axis *a, size_t n);
 int lk_axis_is_reserved(const char *name);
+/* The 'filter:' section (l1-filter.c). */
+int lk_load_l1_filter(struct lk_loader *ld, const yaml_node_t *n);
 
 #endif

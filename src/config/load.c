@@ -256,6 +256,7 @@ static const struct sweep_part {
 	{"method", load_method, 0},
 	{"exclude", load_exclude, 0},
 	{"only", load_only, 0},
+	{"filter", lk_load_l1_filter, 0},
 };
 
 static int load_parts(struct lk_loader *ld, const yaml_node_t *root)
