@@ -26,12 +26,16 @@ void lk_l1_settings_resolve(const struct lk_l1_filter_cfg *cfg,
 
 	if (!cfg)
 		cfg = &none;
+	/* The host's ways and line only go with the host's size. */
+	if (cfg->l1d_size && cfg->l1d_size != size)
+		host = 0;
 	out->threshold = cfg->has_threshold ? cfg->threshold
 					    : LK_L1_DEFAULT_THRESHOLD;
 	out->l1d_size = cfg->l1d_size ? cfg->l1d_size : host ? size : 32768;
 	out->l1d_assoc = cfg->l1d_assoc ? cfg->l1d_assoc : host ? assoc : 8;
 	out->line_size = cfg->line_size ? cfg->line_size : host ? line : 64;
-	out->l1d_from = cfg->l1d_size ? "config" : host ? "host" : "default";
+	out->l1d_from = cfg->l1d_size ? "configured" : host ? "host"
+							       : "default";
 	out->calls[0] = cfg->calls[0] ? cfg->calls[0] : 1;
 	out->calls[1] = cfg->calls[1] ? cfg->calls[1] : 3;
 	out->timeout = cfg->timeout > 0 ? cfg->timeout : DEFAULT_TIMEOUT;
@@ -158,7 +162,10 @@ static int cachegrind(struct lk_ctx *ctx, const char *binary,
 	lk_strv_pushf(&argv, "--D1=%ld,%ld,%ld", set->l1d_size,
 		      set->l1d_assoc, set->line_size);
 	lk_strv_pushf(&argv, "--cachegrind-out-file=%s", out_path);
-	lk_strv_push(&argv, binary);
+	/* valgrind looks a bare name up in PATH: give it a path. */
+	lk_strv_push_take(&argv, strchr(binary, '/')
+					 ? lk_strdup(binary)
+					 : lk_asprintf("./%s", binary));
 	build_env(calls, &env);
 	o.argv = (const char *const *)argv.v;
 	o.envp = (const char *const *)env.v;
