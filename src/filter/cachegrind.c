@@ -165,8 +165,11 @@ int lk_l1_warm_ratio(struct lk_ctx *ctx, const struct lk_cg_counts *a,
 				"no data accesses (%.0f reads, %.0f writes)",
 				dr, dw);
 	/* A miss count can drop a little between runs (placement): a warm
-	 * cache does not miss less than never. */
-	*ratio = mr + mw > 0 ? (mr + mw) / (dr + dw) : 0;
-	*reads = dr > 0 ? (mr > 0 ? mr / dr : 0) : -1;
+	 * cache does not miss less than never, and reads do not make up
+	 * for writes. */
+	mr = mr > 0 ? mr : 0;
+	mw = mw > 0 ? mw : 0;
+	*ratio = (mr + mw) / (dr + dw);
+	*reads = dr > 0 ? mr / dr : -1;
 	return 0;
 }
