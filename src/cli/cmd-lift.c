@@ -43,14 +43,23 @@ static void print_rows(const struct lk_lift_summary *sum,
 static void print_tally(const struct lk_lift_summary *sum)
 {
 	const struct lk_stage_summary *st = &sum->stage;
+	int w[3] = {16, 12, 24};
 
-	printf("\n%-16s %-12s %-24s %8s %8s\n", "tool", "version", "params",
-	       "lifted", "excluded");
+	for (size_t i = 0; i < sum->ntools; i++) {
+		const struct lk_lift_tally *t = &sum->tools[i];
+		const char *col[3] = {t->tool, t->tool_version, t->params};
+
+		for (int c = 0; c < 3; c++)
+			if ((int)strlen(col[c]) > w[c])
+				w[c] = (int)strlen(col[c]);
+	}
+	printf("\n%-*s %-*s %-*s %8s %8s\n", w[0], "tool", w[1], "version",
+	       w[2], "params", "lifted", "excluded");
 	for (size_t i = 0; i < sum->ntools; i++) {
 		const struct lk_lift_tally *t = &sum->tools[i];
 
-		printf("%-16s %-12s %-24s %8ld %8ld\n", t->tool,
-		       t->tool_version, *t->params ? t->params : "-",
+		printf("%-*s %-*s %-*s %8ld %8ld\n", w[0], t->tool, w[1],
+		       t->tool_version, w[2], *t->params ? t->params : "-",
 		       t->lifted, t->excluded);
 	}
 	for (size_t i = 0; i < st->n; i++)

@@ -217,16 +217,21 @@ static int judge_by_cachegrind(struct lk_ctx *ctx, const char *binary,
 			       const struct lk_l1_settings *set,
 			       struct lk_l1_verdict *v)
 {
-	char tmpl[] = "/tmp/loopkit-cg.XXXXXX", *why = NULL, *paths[2];
+	const char *base = getenv("TMPDIR");
+	char *tmpl = lk_asprintf("%s/loopkit-cg.XXXXXX",
+				 base && *base ? base : "/tmp");
+	char *why = NULL, *paths[2];
+	const char *tmp = mkdtemp(tmpl);
 	struct lk_cg_counts c[2];
 	double ratio, reads;
 	int ret = 0, i;
 
-	const char *tmp = mkdtemp(tmpl);
-
-	if (!tmp)
-		return lk_error_errno(ctx, "creating a directory for "
-				      "cachegrind");
+	if (!tmp) {
+		ret = lk_error_errno(ctx, "creating a directory for "
+				     "cachegrind in %s", tmpl);
+		free(tmpl);
+		return ret;
+	}
 	v->ran_valgrind = 1;
 	for (i = 0; i < 2; i++)
 		paths[i] = lk_asprintf("%s/cg.%d.out", tmp, i);
@@ -254,6 +259,7 @@ static int judge_by_cachegrind(struct lk_ctx *ctx, const char *binary,
 		free(paths[i]);
 	}
 	rmdir(tmp);
+	free(tmpl);
 	free(why);
 	return ret;
 }
