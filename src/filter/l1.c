@@ -211,6 +211,12 @@ static void judge_ratio(const struct lk_l1_settings *set, double ratio,
 		set->line_size, set->l1d_from));
 }
 
+static int no_data(const struct lk_cg_counts *a, const struct lk_cg_counts *b)
+{
+	return b->ev[LK_CG_DR] <= a->ev[LK_CG_DR] &&
+	       b->ev[LK_CG_DW] <= a->ev[LK_CG_DW];
+}
+
 /* Both runs; failures of valgrind become an unknown verdict. */
 static int judge_by_cachegrind(struct lk_ctx *ctx, const char *binary,
 			       const struct lk_cfg *cfg, long fma,
@@ -246,6 +252,17 @@ static int judge_by_cachegrind(struct lk_ctx *ctx, const char *binary,
 	} else if (!ret && !c[1].lines) {
 		set_verdict(v, "unknown", "cachegrind", lk_asprintf(
 			"cachegrind reports no cost for %s", cfg->fn.name));
+	} else if (!ret && c[1].ev[LK_CG_IR] <= c[0].ev[LK_CG_IR]) {
+		set_verdict(v, "unknown", "cachegrind", lk_asprintf(
+			"%s ran no more instructions with %ld calls than with "
+			"%ld: does the benchmark honour LK_REPETITIONS?",
+			cfg->fn.name, set->calls[1], set->calls[0]));
+	} else if (!ret && no_data(&c[0], &c[1])) {
+		v->has_value = 1;
+		v->value = 0;
+		set_verdict(v, "pass", "cachegrind", lk_asprintf(
+			"%s makes no data accesses in its warm calls",
+			cfg->fn.name));
 	} else if (!ret && lk_l1_warm_ratio(ctx, &c[0], &c[1], &ratio,
 					    &reads)) {
 		set_verdict(v, "unknown", "cachegrind", lk_strdup(ctx->msg));

@@ -68,6 +68,39 @@ check "valgrind never started for evex" test ! -e "$TMPD/valgrind-started"
 grep -q "unknown (cachegrind): valgrind timed out" "$TMPD/hang" ||
 	fail "hanging valgrind: $(cat "$TMPD/hang")"
 rm "$TMPD/valgrind-started"
+# A valgrind whose output never mentions the kernel: unknown, not pass.
+cat >"$TMPD/bin/valgrind" <<EOF
+#!/bin/sh
+for a; do
+	case \$a in --cachegrind-out-file=*)
+		cp "$SRC/tests/data/filter/two-files.out" "\${a#*=}" ;;
+	esac
+done
+EOF
+"$LOOPKIT" filter "$TMPD/resident" >"$TMPD/nocost" || fail "filter nocost"
+grep -q "unknown (cachegrind): cachegrind reports no cost for" \
+	"$TMPD/nocost" || fail "no cost: $(cat "$TMPD/nocost")"
+# A valgrind reporting made-up costs for the kernel, LK_REPETITIONS calls
+# of FAKE_IR instructions each (0: the same count whatever the calls) and
+# no data access.
+fn=$("$LOOPKIT" blocks "$TMPD/resident" | sed -n '1s/^function \([^ ]*\) .*/\1/p')
+cat >"$TMPD/bin/valgrind" <<EOF
+#!/bin/sh
+for a; do
+	case \$a in --cachegrind-out-file=*) out=\${a#*=} ;; esac
+done
+ir=\$((FAKE_IR * LK_REPETITIONS))
+[ "\$FAKE_IR" = 0 ] && ir=1000
+printf 'events: Ir Dr D1mr Dw D1mw\nfn=%s\n1 %d 0 0 0 0\n' "$fn" \$ir >"\$out"
+EOF
+FAKE_IR=100 "$LOOPKIT" filter "$TMPD/resident" >"$TMPD/nodata" ||
+	fail "filter nodata"
+grep -q "pass (cachegrind): $fn makes no data accesses" "$TMPD/nodata" ||
+	fail "no data: $(cat "$TMPD/nodata")"
+FAKE_IR=0 "$LOOPKIT" filter "$TMPD/resident" >"$TMPD/nocalls" ||
+	fail "filter nocalls"
+grep -q "unknown (cachegrind): $fn ran no more instructions" \
+	"$TMPD/nocalls" || fail "no calls: $(cat "$TMPD/nocalls")"
 PATH=${PATH#"$TMPD/bin:"}
 
 # Campaign mode: verdicts with reasons in the store.
@@ -108,6 +141,11 @@ echo "$rows" | grep -q "evex.c|1000|pass|generator" || fail "evex"
 check "every verdict has a reason" \
 	test "$(q "select count(*) from verdicts where reason = ''")" = 0
 # A rerun with a higher threshold re-judges the stored ratio, no valgrind.
+cat >"$TMPD/bin/valgrind" <<EOF
+#!/bin/sh
+echo started >>"$TMPD/valgrind-started"
+exit 1
+EOF
 sed 's/threshold: 1%/threshold: 20%/' "$TMPD/c.yaml" >"$TMPD/c2.yaml"
 PATH=$TMPD/bin:$PATH "$LOOPKIT" filter -q -c "$TMPD/c2.yaml" -o "$store" \
 	>"$TMPD/camp2" 2>&1 || fail "filter rerun"
