@@ -143,7 +143,8 @@ static char *last_line(const char *text)
 	return lk_strndup(start, (size_t)(end - start));
 }
 
-/* One cachegrind run: 0 and *c, or 1 and *why (a failed run). */
+/* One cachegrind run: 0 and *c, 1 and *why (the run failed or its
+ * output is unreadable, valgrind cannot start). */
 static int cachegrind(struct lk_ctx *ctx, const char *binary,
 		      const char *fn, const struct lk_l1_settings *set,
 		      long calls, const char *out_path,
@@ -172,7 +173,12 @@ static int cachegrind(struct lk_ctx *ctx, const char *binary,
 	o.timeout = set->timeout;
 	o.result_fd = -1;
 	ret = lk_proc_run(ctx, &o, &r);
-	if (!ret && !lk_proc_ok(&r)) {
+	if (ret) {
+		/* Not installed, cannot start: a reason, not a pass. */
+		*why = lk_strdup(ctx->msg);
+		lk_ctx_clear(ctx);
+		ret = 1;
+	} else if (!lk_proc_ok(&r)) {
 		char *how = lk_proc_describe(&r, set->timeout);
 		char *line = last_line(r.err ? r.err : "");
 
@@ -181,11 +187,17 @@ static int cachegrind(struct lk_ctx *ctx, const char *binary,
 		free(how);
 		free(line);
 		ret = 1;
-	} else if (!ret) {
+	} else {
 		ret = lk_file_read(ctx, out_path, &text, &len);
 		if (!ret)
 			ret = lk_cachegrind_function(ctx, out_path, text, len,
 						     fn, c);
+		/* An output we cannot read is an unknown, like a crash. */
+		if (ret) {
+			*why = lk_strdup(ctx->msg);
+			lk_ctx_clear(ctx);
+			ret = 1;
+		}
 	}
 	free(text);
 	lk_proc_result_release(&r);
