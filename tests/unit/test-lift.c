@@ -122,6 +122,34 @@ Test(lift, block_hash_is_the_att_lines)
 	lk_cfg_release(&cfg);
 }
 
+/* The filter's question: would valgrind die on it, or crawl? */
+Test(lift, evex_and_fma_instructions)
+{
+	static const uint8_t code[] = {
+		0x62, 0xf1, 0xed, 0x48, 0x58, 0xd9,       /* vaddpd zmm */
+		0x62, 0xf3, 0x7d, 0x28, 0x19, 0xca, 0x01, /* vextractf32x4 */
+		0xc4, 0xe2, 0xe9, 0xb9, 0xc1,             /* vfmadd231sd */
+		0xc5, 0xed, 0x58, 0xd9,                   /* vaddpd ymm (VEX) */
+		0x48, 0x01, 0xd8,                         /* add */
+		0xc3};
+	const int evex[] = {1, 1, 0, 0, 0, 0}, fma[] = {0, 0, 1, 0, 0, 0};
+	struct lk_function fn = {lk_strdup("f"), 0x1000, sizeof(code),
+				 lk_malloc(sizeof(code))};
+	struct lk_cfg cfg;
+
+	memcpy(fn.code, code, sizeof(code));
+	cr_assert_eq(lk_cfg_build(&ctx, lk_decoder_x86_64(), &fn, &cfg), 0,
+		     "%s", ctx.msg);
+	cr_assert_eq(cfg.ninsns, 6);
+	for (size_t i = 0; i < cfg.ninsns; i++) {
+		cr_assert_eq(lk_insn_evex(&cfg.insns[i]), evex[i], "%s",
+			     cfg.insns[i].att);
+		cr_assert_eq(lk_insn_fma(&cfg.insns[i]), fma[i], "%s",
+			     cfg.insns[i].att);
+	}
+	lk_cfg_release(&cfg);
+}
+
 static const struct lk_bb_block_rec blocks3[] = {
 	{0x1000, 0x1005, 1, "h0", "mov\n", "mov\n", "1"},
 	{0x1005, 0x100f, 3, "h1", "add\ncmp\njnz\n", "add\ncmp\njnz\n", "1 2"},
