@@ -355,6 +355,12 @@ int lk_store_bb_counts_get(struct lk_ctx *ctx, struct lk_store *s,
 			   int64_t function_id, LK_GIVE uint64_t **counts,
 			   size_t *n);
 
+/* The campaigns that have variants (what the harness stages can work
+ * on), by id: ids[i] named names->v[i]. *n = 0 when there is none. */
+int lk_store_campaigns_with_variants(struct lk_ctx *ctx, struct lk_store *s,
+				     LK_GIVE int64_t **ids,
+				     struct lk_strv *names, size_t *n);
+
 /* What lift needs for one function: its blocks with their occurrences,
  * and every stored prediction of their text. */
 struct lk_lift_block {

@@ -57,8 +57,9 @@ int cmd_filter(int argc, char **argv);
 
 /*
  * Campaign mode of the analysis commands: load the campaign file (for
- * its name), open the existing store in dir and find the campaign. On
- * failure nothing is left open.
+ * its name) and find its campaign in the existing store in dir; config
+ * NULL: the store's only campaign with variants, *sw NULL (defaults).
+ * On failure nothing is left open.
  */
 struct lk_sweep;
 struct lk_store;

@@ -7,12 +7,13 @@
 
 static const char usage[] =
 	"BINARY [--function NAME] [--json] [--intel]\n"
-	"   or: loopkit blocks -c CAMPAIGN.yaml [-o DIR]\n\n"
+	"   or: loopkit blocks -c CAMPAIGN.yaml | -o DIR\n\n"
 	"Disassemble a function of an x86-64 ELF binary and split it into\n"
 	"basic blocks with their successors. Without --function: the kernel\n"
 	"the benchmark measures (called between lk_roi_begin and lk_roi_end).\n"
-	"With -c: do so for the kernel of every variant of the campaign and\n"
-	"store the blocks (a binary already stored is skipped).";
+	"With -c (or -o DIR alone: its only campaign): do so for the kernel\n"
+	"of every variant of the campaign and store the blocks (a binary\n"
+	"already stored is skipped).";
 
 static int load(struct lk_ctx *ctx, const char *binary, const char *name,
 		struct lk_function *fn)

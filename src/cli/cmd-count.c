@@ -7,7 +7,7 @@
 
 static const char usage[] =
 	"BINARY [--function NAME] [--json] [-- ARGS...]\n"
-	"   or: loopkit count -c CAMPAIGN.yaml [-o DIR] [-j N]\n\n"
+	"   or: loopkit count -c CAMPAIGN.yaml | -o DIR [-j N]\n\n"
 	"Run BINARY under ptrace with one kernel call in the measured region\n"
 	"(LK_WARMUP=0 LK_STEPS=1 LK_REPETITIONS=1 unless --steps or\n"
 	"--repetitions say otherwise) and count how often every basic block\n"
@@ -17,7 +17,7 @@ static const char usage[] =
 	"With -c: count one kernel call of every variant of the campaign,\n"
 	"-j at a time, and store the blocks and counts (or why the count\n"
 	"failed); a binary already counted is skipped. There, -o is the\n"
-	"campaign directory.";
+	"campaign directory; -o DIR alone: its only campaign.";
 
 static void print_text(const struct lk_count *c, const char *binary)
 {
@@ -131,7 +131,8 @@ int cmd_count(int argc, char **argv)
 	if (opts.steps < 0 || opts.repetitions < 0 || timeout < 0 ||
 	    jobs < 0)
 		return lk_cli_usage_error("count", "negative number");
-	if (config) {
+	/* -o DIR and no BINARY: the store's campaign. */
+	if (config || (first >= argc && opts.output)) {
 		if (first < argc || opts.function || json || opts.steps ||
 		    opts.repetitions || opts.no_derive)
 			return lk_cli_usage_error(

@@ -8,15 +8,15 @@
 
 static const char usage[] =
 	"BINARY [--threshold R] [--l1d-size BYTES] [--working-set BYTES]\n"
-	"   or: loopkit filter -c CAMPAIGN.yaml [-o DIR] [-j N] [--redo]\n\n"
+	"   or: loopkit filter [-c CAMPAIGN.yaml] [-o DIR] [-j N] [--redo]\n\n"
 	"The L1-residency filter: the warm D1 miss ratio of the kernel\n"
 	"function from two cachegrind runs (1 and 3 kernel calls by default,\n"
 	"differenced so that cold misses cancel), against a threshold\n"
 	"(default 1%). AVX-512 kernels, which valgrind cannot run, are\n"
 	"judged by a proven working set (--working-set, or the variant's\n"
-	"working_set_bytes parameter) or left 'unknown'. With -c: every\n"
-	"variant of the campaign, settings from its 'filter:' section,\n"
-	"verdicts stored.";
+	"working_set_bytes parameter) or left 'unknown'. Without BINARY:\n"
+	"every variant of the campaign (-c, else the store's only one),\n"
+	"settings from its 'filter:' section, verdicts stored.";
 
 struct filter_args {
 	const char *config, *dir, *threshold, *l1d_size, *working_set;
@@ -109,6 +109,8 @@ static int campaign(struct lk_ctx *ctx, const struct filter_args *a)
 
 	if (ret)
 		return ret;
+	if (!sw)
+		sw = lk_sweep_new(); /* the store's campaign: defaults */
 	if (a->threshold)
 		ret = parse_threshold(ctx, a->threshold, &sw->filter);
 	if (!ret)
@@ -156,17 +158,15 @@ int cmd_filter(int argc, char **argv)
 		return lk_cli_usage_error("filter", "negative number");
 	lk_ctx_init(&ctx);
 	ctx.verbose = lk_cli_verbose;
-	if (a.config) {
+	if (a.config || first >= argc) {
 		if (first < argc || a.working_set || a.l1d_size || a.json ||
 		    a.timeout)
 			return lk_cli_usage_error(
-				"filter", "with -c, no BINARY, --working-set, "
-				"--l1d-size, --timeout or --json: the "
-				"campaign file's 'filter:' section says");
+				"filter", "on a campaign, no BINARY, "
+				"--working-set, --l1d-size, --timeout or "
+				"--json: the campaign file's 'filter:' "
+				"section says");
 		ret = campaign(&ctx, &a);
-	} else if (first >= argc) {
-		return lk_cli_usage_error("filter", "name a BINARY or -c "
-					  "CAMPAIGN.yaml");
 	} else {
 		ret = 0;
 		for (int i = first; !ret && i < argc; i++)

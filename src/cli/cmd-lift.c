@@ -7,14 +7,14 @@
 #include "loopkit/harness.h"
 
 static const char usage[] =
-	"-c CAMPAIGN.yaml [-o DIR]\n\n"
+	"[-c CAMPAIGN.yaml] [-o DIR]\n\n"
 	"For every counted kernel of the campaign and every predictor\n"
 	"configuration (tool, version, parameters) in the store, lifted =\n"
 	"sum over the kernel's blocks of occurrences in one call x the\n"
 	"block's prediction. A kernel with a block that ran but has no ok\n"
 	"prediction is excluded for that predictor, the first such block\n"
 	"named. Stores the lifted values and prints them with a tally per\n"
-	"predictor.";
+	"predictor. Without -c: the store's only campaign with variants.";
 
 static const char *label_of(const struct lk_stage_summary *st, int64_t id)
 {

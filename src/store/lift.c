@@ -8,6 +8,33 @@
 
 #include "store-int.h"
 
+int lk_store_campaigns_with_variants(struct lk_ctx *ctx, struct lk_store *s,
+				     int64_t **ids, struct lk_strv *names,
+				     size_t *n)
+{
+	static const char sql[] =
+		"SELECT c.id, c.name FROM campaigns c WHERE EXISTS"
+		" (SELECT 1 FROM variants v WHERE v.campaign_id = c.id)"
+		" ORDER BY c.id";
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0;
+	int ret = store_prepare(ctx, s, sql, &st), rc;
+
+	*ids = NULL;
+	*n = 0;
+	if (ret)
+		return ret;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		LK_GROW(*ids, *n + 1, cap);
+		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+		lk_strv_push_take(names, store_column_dup(st, 1));
+	}
+	if (rc != SQLITE_DONE)
+		ret = store_fail(ctx, s, "cannot list the campaigns");
+	sqlite3_finalize(st);
+	return ret;
+}
+
 static int read_lift_blocks(struct lk_ctx *ctx, struct lk_store *s,
 			    int64_t function_id, struct lk_lift_input *in)
 {

@@ -122,3 +122,14 @@ bad = db.execute("""select count(*) from lifted
 assert bad == 4, bad
 print("lifted ok for", n, "kernels")
 EOF
+
+# Without -c, the store's only campaign with variants is the one.
+"$LOOPKIT" lift -o "$store" >"$TMPD/lift-o" 2>/dev/null || fail "lift -o"
+cmp -s "$TMPD/lift" "$TMPD/lift-o" || fail "lift -o differs from lift -c"
+"$LOOPKIT" count -o "$store" -q >/dev/null 2>&1 || fail "count -o DIR"
+sed 's/^name: lift-e2e/name: other/' "$TMPD/c.yaml" >"$TMPD/other.yaml"
+"$LOOPKIT" run -q -c "$TMPD/other.yaml" -o "$store" >/dev/null ||
+	fail "run other"
+"$LOOPKIT" lift -o "$store" >/dev/null 2>"$TMPD/two" && fail "two campaigns"
+grep -q "holds 2 campaigns (lift-e2e, other): name one with -c" \
+	"$TMPD/two" || fail "two campaigns: $(cat "$TMPD/two")"
