@@ -112,4 +112,27 @@ void lk_cfg_text(const struct lk_cfg *cfg, struct lk_buf *out);
 void lk_cfg_text_style(const struct lk_cfg *cfg, int intel,
 		       struct lk_buf *out);
 
+/*
+ * A block's identity across binaries: its AT&T text, one instruction per
+ * line, each line ending in '\n' (lk_block_att). lk_block_hash is
+ * lk_hash_buf of that text in hex: bb_blocks.hash and
+ * predictions.block_hash are this value, so every stage that keys
+ * anything by a block calls this one function. Both returned strings
+ * are the caller's.
+ */
+LK_GIVE char *lk_block_att(const struct lk_cfg *cfg, size_t block);
+LK_GIVE char *lk_block_hash(const struct lk_cfg *cfg, size_t block);
+/* Intel text, the same shape. */
+LK_GIVE char *lk_block_intel(const struct lk_cfg *cfg, size_t block);
+/* Successor indices, space-separated ("" for none). */
+LK_GIVE char *lk_block_succ(const struct lk_cfg *cfg, size_t block);
+
+/*
+ * Is insn EVEX-encoded (AVX-512, including AVX-512VL on xmm/ymm)? Such
+ * code kills valgrind 3.19 with SIGILL. Decodes insn->bytes again.
+ */
+int lk_insn_evex(const struct lk_insn *insn);
+/* Does it belong to the FMA extension (vfmadd..., vfnmsub...)? */
+int lk_insn_fma(const struct lk_insn *insn);
+
 #endif

@@ -176,6 +176,27 @@ const char *lk_gen_step_get(const struct lk_gen_step *s, const char *key);
 extern const char *const lk_gen_transform_names[];
 void lk_gen_config_release(struct lk_gen_config *g);
 
+/*
+ * The 'filter:' section: the L1-residency filter of the code-analyzer
+ * harness (doc/loopkit-filter.md). All zero means every default, so a
+ * sweep without the section filters with the defaults. Named apart from
+ * struct lk_filter (exclude/only), which selects variants to build.
+ */
+struct lk_l1_filter_cfg {
+	int disabled;            /* enabled: false */
+	int has_threshold;       /* threshold given */
+	double threshold;        /* warm D1 miss ratio above which a
+				    variant is excluded, in [0, 1] */
+	long l1d_size;           /* bytes; 0: the host's (else 32 KiB) */
+	long l1d_assoc;          /* ways; 0: the host's (else 8) */
+	long line_size;          /* bytes; 0: the host's (else 64) */
+	long calls[2];           /* kernel calls of the two cachegrind runs
+				    whose difference is the warm ratio;
+				    0: 1 and 3 */
+	double timeout;          /* seconds per cachegrind run; 0: 300 */
+	char working_set_param[128]; /* "": working_set_bytes */
+};
+
 struct lk_sweep {
 	char *path;               /* the YAML file, as given; NULL if built */
 	char *name;               /* 'name:' or the file's base name */
@@ -198,6 +219,7 @@ struct lk_sweep {
 	struct lk_report_cfg report;
 	struct lk_predict_config predict;
 	struct lk_gen_config gen;  /* the 'gen:' section */
+	struct lk_l1_filter_cfg filter; /* 'filter:' */
 };
 
 /* One point of the Cartesian product (borrowed pointers into the sweep). */

@@ -391,5 +391,174 @@ void lk_prediction_row_release(struct lk_prediction_row *row);
 /* Number of stored predictions (all tools) into *n. */
 int lk_store_prediction_count(struct lk_ctx *ctx, struct lk_store *s,
 			      long *n);
+/* ---- The code-analyzer harness: basic blocks, counts, lifted
+ * predictions, filter verdicts (src/store/bb.c, src/store/lift.c). ----
+ * Blocks and counts belong to a function of a binary, keyed by the
+ * binary's CONTENT hash (lk_binary_hash in bb.h) and the function's
+ * name, so the same binary in two variants or campaigns is decoded and
+ * counted once. Each put is one transaction. */
+
+struct lk_bb_block_rec {
+	uint64_t start, end;     /* [start, end), link-time */
+	long ninsns;
+	const char *hash;        /* lk_block_hash */
+	const char *att, *intel; /* one instruction per line */
+	const char *succ;        /* successor indices, space-separated */
+};
+
+struct lk_bb_function_rec {
+	const char *binary_hash;
+	const char *function;
+	uint64_t addr, size;
+	int inlined;             /* the markers are inside it */
+	const struct lk_bb_block_rec *blocks; /* in index order */
+	size_t nblocks;
+};
+
+/*
+ * 1 and *id when (binary_hash, function) is stored, 0 when not, < 0 on
+ * error. function NULL: the binary's function that has a count run (the
+ * most recent), else any of its functions.
+ */
+int lk_store_bb_function_find(struct lk_ctx *ctx, struct lk_store *s,
+			      const char *binary_hash, const char *function,
+			      int64_t *id);
+/* Store the function and all its blocks in one transaction unless
+ * (binary_hash, function) is there already; *id either way. */
+int lk_store_bb_function_put(struct lk_ctx *ctx, struct lk_store *s,
+			     const struct lk_bb_function_rec *f, int64_t *id);
+
+struct lk_bb_block_row {
+	long idx;
+	uint64_t start, end;
+	long ninsns;
+	char *hash, *att, *intel, *succ;
+};
+
+/* The blocks of a stored function in index order (*n = 0: none). */
+int lk_store_bb_blocks_get(struct lk_ctx *ctx, struct lk_store *s,
+			   int64_t function_id,
+			   LK_GIVE struct lk_bb_block_row **rows, size_t *n);
+void lk_bb_block_rows_free(struct lk_bb_block_row *rows, size_t n);
+
+/* One count of a function: occurrences of each block in ONE kernel
+ * call, or why there are none. */
+struct lk_bb_count_rec {
+	const char *status;      /* ok, failed, timed-out */
+	const char *reason;      /* "" when ok */
+	long regions, traps;
+	double seconds;
+	const uint64_t *counts;  /* per block index; n = 0 unless ok */
+	const char *const *via;  /* derived, int3, hwbp; per block */
+	size_t n;
+};
+
+/* Replace the function's count run and counts in one transaction. */
+int lk_store_bb_counts_put(struct lk_ctx *ctx, struct lk_store *s,
+			   int64_t function_id,
+			   const struct lk_bb_count_rec *c);
+/* 1 with *status and *reason (both to free; either may be NULL) when
+ * the function has a count run, 0 when not, < 0 on error. */
+int lk_store_bb_count_status(struct lk_ctx *ctx, struct lk_store *s,
+			     int64_t function_id, LK_GIVE char **status,
+			     LK_GIVE char **reason);
+/* The counts of the function's blocks by index (*n = number of blocks;
+ * a block with no count row reads 0). */
+int lk_store_bb_counts_get(struct lk_ctx *ctx, struct lk_store *s,
+			   int64_t function_id, LK_GIVE uint64_t **counts,
+			   size_t *n);
+
+/* The campaigns that have variants (what the harness stages can work
+ * on), by id: ids[i] named names->v[i]. *n = 0 when there is none. */
+int lk_store_campaigns_with_variants(struct lk_ctx *ctx, struct lk_store *s,
+				     LK_GIVE int64_t **ids,
+				     struct lk_strv *names, size_t *n);
+
+/* What lift needs for one function: its blocks with their occurrences,
+ * and every stored prediction of their text. */
+struct lk_lift_block {
+	long idx;
+	uint64_t start;
+	uint64_t count;          /* occurrences in one kernel call */
+	char *hash;
+};
+
+struct lk_lift_prediction {
+	size_t block;            /* index into lk_lift_input.blocks */
+	char *tool, *tool_version, *params, *status, *unit, *reason;
+	int has_value;
+	double value;            /* per block iteration */
+};
+
+struct lk_lift_input {
+	struct lk_lift_block *blocks;  /* by idx */
+	size_t nblocks;
+	struct lk_lift_prediction *preds; /* by tool, version, params, block */
+	size_t npreds;
+};
+
+/* Read the blocks, counts (ok count run only) and predictions of a
+ * function. Release with lk_lift_input_release in every case. */
+int lk_store_lift_input(struct lk_ctx *ctx, struct lk_store *s,
+			int64_t function_id, struct lk_lift_input *in);
+void lk_lift_input_release(struct lk_lift_input *in);
+
+struct lk_lifted_rec {
+	const char *tool, *tool_version, *params;
+	const char *status;      /* ok, excluded */
+	int has_value;
+	double value;            /* per kernel call */
+	const char *unit;
+	long nblocks;            /* blocks with a non-zero count */
+	long nfailed;            /* of those, without an ok prediction */
+	const char *reason;      /* "" when ok */
+};
+
+/* Replace every lifted row of the variant with rows[0..n), all for
+ * function_id, in one transaction. */
+int lk_store_lifted_put(struct lk_ctx *ctx, struct lk_store *s,
+			int64_t variant_id, int64_t function_id,
+			const struct lk_lifted_rec *rows, size_t n);
+
+struct lk_lifted_row {
+	int64_t variant_id, function_id;
+	char *tool, *tool_version, *params, *status, *unit, *reason;
+	int has_value;
+	double value;
+	long nblocks, nfailed;
+};
+
+/* The lifted rows of a campaign's variants, by variant, tool, version,
+ * params. */
+int lk_store_lifted_get(struct lk_ctx *ctx, struct lk_store *s,
+			int64_t campaign, LK_GIVE struct lk_lifted_row **rows,
+			size_t *n);
+void lk_lifted_rows_free(struct lk_lifted_row *rows, size_t n);
+
+struct lk_verdict_rec {
+	const char *filter;      /* l1 */
+	const char *verdict;     /* pass, exclude, unknown */
+	int has_value;
+	double value;            /* e.g. the warm D1 miss ratio */
+	const char *source;      /* cachegrind, generator, ... */
+	const char *reason;
+};
+
+/* Insert or replace the variant's verdict of rec->filter. */
+int lk_store_verdict_put(struct lk_ctx *ctx, struct lk_store *s,
+			 int64_t variant_id, const struct lk_verdict_rec *v);
+
+struct lk_verdict_row {
+	char *filter, *verdict, *source, *reason;
+	int has_value;
+	double value;
+};
+
+/* 1 and *out (release it) when the variant has a verdict of filter, 0
+ * when not, < 0 on error. */
+int lk_store_verdict_get(struct lk_ctx *ctx, struct lk_store *s,
+			 int64_t variant_id, const char *filter,
+			 struct lk_verdict_row *out);
+void lk_verdict_row_release(struct lk_verdict_row *v);
 
 #endif

@@ -55,6 +55,24 @@ int cmd_count(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
+int cmd_lift(int argc, char **argv);
+int cmd_filter(int argc, char **argv);
+
+/*
+ * Campaign mode of the analysis commands: load the campaign file (for
+ * its name) and find its campaign in the existing store in dir; config
+ * NULL: the store's only campaign with variants, *sw NULL (defaults).
+ * On failure nothing is left open.
+ */
+struct lk_sweep;
+struct lk_store;
+struct lk_stage_summary;
+int lk_cli_campaign_open(struct lk_ctx *ctx, const char *config,
+			 const char *dir, struct lk_sweep **sw,
+			 struct lk_store **s, int64_t *campaign);
+/* One line per variant on stdout, the tallies on stderr. */
+void lk_cli_print_stage(const char *stage, const char *store_dir,
+			const struct lk_stage_summary *sum);
 
 /* Set by the dispatcher from -v before the command runs. */
 extern int lk_cli_verbose;

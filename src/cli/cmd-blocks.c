@@ -3,12 +3,17 @@
 
 #include "cli.h"
 #include "loopkit/bb.h"
+#include "loopkit/harness.h"
 
 static const char usage[] =
-	"BINARY [--function NAME] [--json] [--intel]\n\n"
+	"BINARY [--function NAME] [--json] [--intel]\n"
+	"   or: loopkit blocks -c CAMPAIGN.yaml | -o DIR\n\n"
 	"Disassemble a function of an x86-64 ELF binary and split it into\n"
 	"basic blocks with their successors. Without --function: the kernel\n"
-	"the benchmark measures (called between lk_roi_begin and lk_roi_end).";
+	"the benchmark measures (called between lk_roi_begin and lk_roi_end).\n"
+	"With -c (or -o DIR alone: its only campaign): do so for the kernel\n"
+	"of every variant of the campaign and store the blocks (a binary\n"
+	"already stored is skipped).";
 
 static int load(struct lk_ctx *ctx, const char *binary, const char *name,
 		struct lk_function *fn)
@@ -56,10 +61,35 @@ static int show(struct lk_ctx *ctx, const char *binary, const char *name,
 	return ret;
 }
 
+static int campaign(const char *config, const char *dir)
+{
+	struct lk_bb_campaign_opts o = {0};
+	struct lk_stage_summary sum = {0};
+	struct lk_sweep *sw;
+	struct lk_store *s;
+	struct lk_ctx ctx;
+	int64_t id;
+	int ret;
+
+	lk_ctx_init(&ctx);
+	ctx.verbose = lk_cli_verbose;
+	ret = lk_cli_campaign_open(&ctx, config, dir, &sw, &s, &id);
+	if (!ret)
+		ret = lk_blocks_campaign(&ctx, s, id, sw, &o, &sum);
+	if (!ret)
+		lk_cli_print_stage("blocks", dir, &sum);
+	lk_stage_summary_release(&sum);
+	lk_store_close(s);
+	lk_sweep_free(sw);
+	if (ret)
+		return lk_cli_fail(&ctx);
+	return sum.failed ? 1 : 0;
+}
+
 int cmd_blocks(int argc, char **argv)
 {
 	int json = 0, intel = 0, first, ret;
-	const char *name = NULL;
+	const char *name = NULL, *config = NULL, *dir = NULL;
 	const struct lk_opt opts[] = {
 		{'f', "function", LK_OPT_STRING, &name, "NAME",
 		 "this function (default: the measured kernel)"},
@@ -67,12 +97,23 @@ int cmd_blocks(int argc, char **argv)
 		 "a JSON array of blocks instead of the listing"},
 		{0, "intel", LK_OPT_BOOL, &intel, NULL,
 		 "Intel syntax in the listing (the JSON has both)"},
+		{'c', "config", LK_OPT_STRING, &config, "FILE",
+		 "every variant of this campaign, into the store"},
+		{'o', "output", LK_OPT_STRING, &dir, "DIR",
+		 "campaign directory (default ./loopkit.d)"},
 		LK_OPT_END};
 	struct lk_ctx ctx;
 
 	first = lk_opts_parse("blocks", usage, opts, argc, argv);
 	if (first < 0)
 		return first == -1 ? 0 : 2;
+	if (config || dir) {
+		if (first < argc || name || json || intel)
+			return lk_cli_usage_error("blocks", "with -c, no "
+						  "BINARY, --function, --json "
+						  "or --intel");
+		return campaign(config, dir ? dir : LK_STORE_DEFAULT_DIR);
+	}
 	if (first >= argc)
 		return lk_cli_usage_error("blocks", "name a BINARY");
 	if (first + 1 < argc)

@@ -3,15 +3,21 @@
 
 #include "cli.h"
 #include "loopkit/count.h"
+#include "loopkit/harness.h"
 
 static const char usage[] =
-	"BINARY [--function NAME] [--json] [-- ARGS...]\n\n"
+	"BINARY [--function NAME] [--json] [-- ARGS...]\n"
+	"   or: loopkit count -c CAMPAIGN.yaml | -o DIR [-j N]\n\n"
 	"Run BINARY under ptrace with one kernel call in the measured region\n"
 	"(LK_WARMUP=0 LK_STEPS=1 LK_REPETITIONS=1 unless --steps or\n"
 	"--repetitions say otherwise) and count how often every basic block\n"
 	"of the kernel ran between lk_roi_begin and lk_roi_end. Only the\n"
 	"blocks flow conservation cannot account for are measured. The\n"
-	"benchmark's own output goes to /dev/null, or to --output FILE.";
+	"benchmark's own output goes to /dev/null, or to --output FILE.\n"
+	"With -c: count one kernel call of every variant of the campaign,\n"
+	"-j at a time, and store the blocks and counts (or why the count\n"
+	"failed); a binary already counted is skipped. There, -o is the\n"
+	"campaign directory; -o DIR alone: its only campaign.";
 
 static void print_text(const struct lk_count *c, const char *binary)
 {
@@ -58,10 +64,37 @@ static int count(struct lk_ctx *ctx, const struct lk_count_opts *opts,
 	return 0;
 }
 
+static int campaign(const char *config, const char *dir,
+		    const struct lk_bb_campaign_opts *o)
+{
+	struct lk_stage_summary sum = {0};
+	struct lk_sweep *sw;
+	struct lk_store *s;
+	struct lk_ctx ctx;
+	int64_t id;
+	int ret;
+
+	lk_ctx_init(&ctx);
+	ctx.verbose = lk_cli_verbose;
+	ret = lk_cli_campaign_open(&ctx, config, dir, &sw, &s, &id);
+	if (!ret)
+		ret = lk_count_campaign(&ctx, s, id, sw, o, &sum);
+	if (!ret)
+		lk_cli_print_stage("count", dir, &sum);
+	lk_stage_summary_release(&sum);
+	lk_store_close(s);
+	lk_sweep_free(sw);
+	if (ret)
+		return lk_cli_fail(&ctx);
+	return sum.failed ? 1 : 0;
+}
+
 int cmd_count(int argc, char **argv)
 {
 	struct lk_count_opts opts = {0};
-	long timeout = 0;
+	struct lk_bb_campaign_opts co = {0};
+	const char *config = NULL;
+	long timeout = 0, jobs = 0;
 	int json = 0, first, ret;
 	const struct lk_opt table[] = {
 		{'f', "function", LK_OPT_STRING, &opts.function, "NAME",
@@ -74,8 +107,17 @@ int cmd_count(int argc, char **argv)
 		 "samples, each a region (default 1)"},
 		{0, "timeout", LK_OPT_LONG, &timeout, "SECONDS",
 		 "kill the benchmark after this long (default 600)"},
-		{'o', "output", LK_OPT_STRING, &opts.output, "FILE",
-		 "the benchmark's stdout and stderr (default /dev/null)"},
+		{'o', "output", LK_OPT_STRING, &opts.output, "FILE|DIR",
+		 "the benchmark's stdout and stderr (default /dev/null); "
+		 "with -c, the campaign directory (default ./loopkit.d)"},
+		{'c', "config", LK_OPT_STRING, &config, "FILE",
+		 "every variant of this campaign, into the store"},
+		{'j', "jobs", LK_OPT_LONG, &jobs, "N",
+		 "with -c: counts in parallel (default: CPUs)"},
+		{0, "retry-failed", LK_OPT_BOOL, &co.retry_failed, NULL,
+		 "with -c: count again binaries whose count failed"},
+		{'q', "quiet", LK_OPT_BOOL, &co.quiet, NULL,
+		 "with -c: no progress"},
 		{0, "all-blocks", LK_OPT_BOOL, &opts.no_derive, NULL,
 		 "measure every block, derive none"},
 		{0, "no-hwbp", LK_OPT_BOOL, &opts.no_hwbp, NULL,
@@ -86,10 +128,27 @@ int cmd_count(int argc, char **argv)
 	first = lk_opts_parse("count", usage, table, argc, argv);
 	if (first < 0)
 		return first == -1 ? 0 : 2;
+	if (opts.steps < 0 || opts.repetitions < 0 || timeout < 0 ||
+	    jobs < 0)
+		return lk_cli_usage_error("count", "negative number");
+	/* -o DIR and no BINARY: the store's campaign. */
+	if (config || (first >= argc && opts.output)) {
+		if (first < argc || opts.function || json || opts.steps ||
+		    opts.repetitions || opts.no_derive)
+			return lk_cli_usage_error(
+				"count", "with -c, no BINARY, --function, "
+				"--json, --steps, --repetitions or "
+				"--all-blocks: one kernel call of the kernel "
+				"of every variant is counted");
+		co.jobs = (int)jobs;
+		co.timeout = (double)timeout;
+		co.no_hwbp = opts.no_hwbp;
+		return campaign(config, opts.output ? opts.output
+						    : LK_STORE_DEFAULT_DIR,
+				&co);
+	}
 	if (first >= argc)
 		return lk_cli_usage_error("count", "name a BINARY");
-	if (opts.steps < 0 || opts.repetitions < 0 || timeout < 0)
-		return lk_cli_usage_error("count", "negative number");
 	opts.binary = argv[first];
 	opts.args = argv + first + 1;
 	opts.timeout = (double)timeout;

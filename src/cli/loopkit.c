@@ -42,6 +42,11 @@ static const struct command commands[] = {
 	{"gen", cmd_gen, 0,
 	 "transform a kernel's scop (isl), or generate a campaign's "
 	 "variants"},
+	{"lift", cmd_lift, 0,
+	 "kernel predictions: sum of block occurrences x block predictions"},
+	{"filter", cmd_filter, 0,
+	 "L1-residency filter: warm D1 miss ratio of the kernel "
+	 "(cachegrind)"},
 	{"check", cmd_check, 0,
 	 "what this build and this machine can do"},
 };

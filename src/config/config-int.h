@@ -96,5 +96,7 @@ void lk_report_cfg_release(struct lk_report_cfg *r);
 int lk_load_predict(struct lk_loader *ld, const yaml_node_t *n);
 void lk_axes_free(struct lk_axis *a, size_t n);
 int lk_axis_is_reserved(const char *name);
+/* The 'filter:' section (l1-filter.c). */
+int lk_load_l1_filter(struct lk_loader *ld, const yaml_node_t *n);
 
 #endif

@@ -260,6 +260,7 @@ static const struct sweep_part {
 	{"report", lk_load_report, 0},
 	{"predict", lk_load_predict, 0},
 	{"gen", lk_load_gen, 0},
+	{"filter", lk_load_l1_filter, 0},
 };
 
 static int load_parts(struct lk_loader *ld, const yaml_node_t *root)

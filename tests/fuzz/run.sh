@@ -15,6 +15,8 @@ libs="$(pkg-config --libs yaml-0.1 sqlite3) -lxxhash -lpthread -lm"
 # bb decodes with Zydis and reads ELF files with libelf.
 libs="$libs -lZydis -lZycore $(pkg-config --libs libelf)"
 core=$(ls src/core/*.c src/config/*.c src/bb/*.c)
+# The harness stages in bb/ and filter/ keep their facts in the store.
+core="$core $(ls src/store/*.c src/filter/*.c)"
 measure="src/measure/protocol.c src/measure/reduce.c"
 # llvm-mca's report parser and the block text fixes.
 predict="src/predict/mca-report.c src/predict/asm.c src/predict/predictor.c"

@@ -1,0 +1,171 @@
+/*
+ * The L1 filter over a campaign: every variant's binary judged (the
+ * cachegrind runs in parallel), its verdict stored in one statement.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loopkit/filter.h"
+
+struct judging {
+	struct lk_store *s;
+	const struct lk_l1_settings *set;
+	const struct lk_variant_binary *v;
+	struct lk_stage_summary *sum;
+	size_t *todo;
+	struct lk_progress progress;
+	pthread_mutex_t lock;
+	int store_failed;
+	struct lk_ctx store_ctx;
+};
+
+static void store_verdict(struct judging *j, size_t i,
+			  const struct lk_l1_verdict *v)
+{
+	struct lk_verdict_rec rec = {"l1",	v->verdict, v->has_value,
+				     v->value,	v->source,  v->reason};
+
+	lk_stage_item_set(&j->sum->items[i], v->verdict, v->reason);
+	if (lk_store_verdict_put(&j->store_ctx, j->s, j->v[i].variant_id,
+				 &rec))
+		j->store_failed = 1;
+}
+
+static void judge_one(void *arg, size_t k)
+{
+	struct judging *j = arg;
+	size_t i = j->todo[k];
+	struct lk_l1_verdict v;
+	struct lk_ctx ctx;
+
+	lk_ctx_init(&ctx);
+	if (lk_l1_check(&ctx, j->v[i].binary, j->set, j->v[i].params,
+			j->v[i].nparams, &v)) {
+		/* No kernel to look at is no pass either. */
+		v.verdict = "unknown";
+		v.source = "decoder";
+		v.has_value = 0;
+		free(v.reason);
+		v.reason = lk_strdup(ctx.msg);
+	}
+	pthread_mutex_lock(&j->lock);
+	store_verdict(j, i, &v);
+	j->sum->done++;
+	lk_progress_step(&j->progress, j->sum->items[i].label, v.verdict);
+	pthread_mutex_unlock(&j->lock);
+	lk_l1_verdict_release(&v);
+}
+
+/* A stored cachegrind ratio against today's threshold. */
+static int rejudge_stored(struct judging *j, size_t i,
+			  const struct lk_verdict_row *old)
+{
+	struct lk_verdict_rec rec = {"l1", NULL, 1, old->value, old->source,
+				     NULL};
+	const char *now;
+	char *reason;
+	int ret = 0;
+
+	now = old->value > j->set->threshold ? "exclude" : "pass";
+	if (!strcmp(now, old->verdict)) {
+		lk_stage_item_set(&j->sum->items[i], old->verdict, old->reason);
+		return 0;
+	}
+	reason = lk_asprintf("warm D1 miss ratio %.4f%% (stored) %s the "
+			     "threshold %.4g%%", old->value * 100,
+			     strcmp(now, "pass") ? "above" : "within",
+			     j->set->threshold * 100);
+	rec.verdict = now;
+	rec.reason = reason;
+	ret = lk_store_verdict_put(&j->store_ctx, j->s, j->v[i].variant_id,
+				   &rec);
+	lk_stage_item_set(&j->sum->items[i], now, reason);
+	free(reason);
+	return ret;
+}
+
+/* 1 when variant i needs judging, 0 when settled, < 0 on error. */
+static int plan_one(struct lk_ctx *ctx, struct judging *j, size_t i,
+		    const struct lk_filter_opts *opts)
+{
+	struct lk_verdict_row old;
+	int ret;
+
+	if (!*j->v[i].binary) {
+		char *why = lk_asprintf("no binary (run status %s)",
+					j->v[i].run_status);
+
+		lk_stage_item_set(&j->sum->items[i], "skipped", why);
+		free(why);
+		j->sum->skipped++;
+		return 0;
+	}
+	if (opts->redo)
+		return 1;
+	ret = lk_store_verdict_get(ctx, j->s, j->v[i].variant_id, "l1", &old);
+	if (ret == 1) {
+		j->sum->earlier++;
+		if (old.has_value && !strcmp(old.source, "cachegrind"))
+			ret = rejudge_stored(j, i, &old);
+		else
+			lk_stage_item_set(&j->sum->items[i], old.verdict,
+				       old.reason);
+		ret = ret < 0 ? ret : 0;
+		if (j->store_failed || ret < 0)
+			*ctx = j->store_ctx;
+	} else if (!ret) {
+		ret = 1;
+	}
+	lk_verdict_row_release(&old);
+	return ret;
+}
+
+int lk_filter_campaign(struct lk_ctx *ctx, struct lk_store *s,
+		       int64_t campaign, const struct lk_sweep *cfg,
+		       const struct lk_filter_opts *opts,
+		       struct lk_stage_summary *sum)
+{
+	struct lk_variant_binary *v = NULL;
+	struct lk_l1_settings set;
+	struct judging j = {.s = s, .set = &set, .sum = sum};
+	size_t n = 0, ntodo = 0, i;
+	int ret = lk_store_variant_binaries(ctx, s, campaign, &v, &n);
+
+	memset(sum, 0, sizeof(*sum));
+	if (ret)
+		return ret;
+	lk_l1_settings_resolve(cfg ? &cfg->filter : NULL, &set);
+	lk_stage_items_init(sum, v, n);
+	if (cfg && cfg->filter.disabled) {
+		for (i = 0; i < n; i++)
+			lk_stage_item_set(&sum->items[i], "skipped",
+					  "filter.enabled is false");
+		sum->skipped = (long)n;
+		lk_variant_binaries_free(v, n);
+		return 0;
+	}
+	j.v = v;
+	j.todo = lk_calloc(n + 1, sizeof(*j.todo));
+	lk_ctx_init(&j.store_ctx);
+	for (i = 0; !ret && i < n; i++) {
+		ret = plan_one(ctx, &j, i, opts);
+		if (ret == 1)
+			j.todo[ntodo++] = i;
+		ret = ret < 0 ? ret : 0;
+	}
+	if (!ret) {
+		pthread_mutex_init(&j.lock, NULL);
+		lk_progress_init(&j.progress, "filter", ntodo, opts->quiet);
+		lk_pool_run(opts->jobs, ntodo, judge_one, &j);
+		lk_progress_end(&j.progress);
+		pthread_mutex_destroy(&j.lock);
+		if (j.store_failed) {
+			*ctx = j.store_ctx;
+			ret = ctx->code ? ctx->code : LK_ESTORE;
+		}
+	}
+	free(j.todo);
+	lk_variant_binaries_free(v, n);
+	return ret;
+}

@@ -1,0 +1,321 @@
+/*
+ * The L1-residency verdict of one binary: decode the kernel, take the
+ * working-set path for AVX-512 code (valgrind 3.19 dies on it), else
+ * run cachegrind with two numbers of kernel calls and difference them.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "loopkit/bb.h"
+#include "loopkit/filter.h"
+#include "loopkit/subprocess.h"
+
+extern char **environ;
+
+#define DEFAULT_TIMEOUT 300.0
+
+void lk_l1_settings_resolve(const struct lk_l1_filter_cfg *cfg,
+			    struct lk_l1_settings *out)
+{
+	static const struct lk_l1_filter_cfg none;
+	long size = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+	long assoc = sysconf(_SC_LEVEL1_DCACHE_ASSOC);
+	long line = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
+	int host = size > 0 && assoc > 0 && line > 0;
+
+	if (!cfg)
+		cfg = &none;
+	/* The host's ways and line only go with the host's size. */
+	if (cfg->l1d_size && cfg->l1d_size != size)
+		host = 0;
+	out->threshold = cfg->has_threshold ? cfg->threshold
+					    : LK_L1_DEFAULT_THRESHOLD;
+	out->l1d_size = cfg->l1d_size ? cfg->l1d_size : host ? size : 32768;
+	out->l1d_assoc = cfg->l1d_assoc ? cfg->l1d_assoc : host ? assoc : 8;
+	out->line_size = cfg->line_size ? cfg->line_size : host ? line : 64;
+	out->l1d_from = cfg->l1d_size ? "configured" : host ? "host"
+							       : "default";
+	out->calls[0] = cfg->calls[0] ? cfg->calls[0] : 1;
+	out->calls[1] = cfg->calls[1] ? cfg->calls[1] : 3;
+	out->timeout = cfg->timeout > 0 ? cfg->timeout : DEFAULT_TIMEOUT;
+	out->working_set_param = *cfg->working_set_param
+					 ? cfg->working_set_param
+					 : "working_set_bytes";
+}
+
+void lk_l1_verdict_release(struct lk_l1_verdict *v)
+{
+	if (!v)
+		return;
+	free(v->reason);
+	v->reason = NULL;
+}
+
+static void set_verdict(struct lk_l1_verdict *v, const char *verdict,
+			const char *source, char *reason)
+{
+	v->verdict = verdict;
+	v->source = source;
+	free(v->reason);
+	v->reason = reason;
+}
+
+/* The first EVEX and the first FMA instruction of the kernel, or -1. */
+static void scan_isa(const struct lk_cfg *cfg, long *evex, long *fma)
+{
+	*evex = *fma = -1;
+	for (size_t i = 0; i < cfg->ninsns; i++) {
+		if (*evex < 0 && lk_insn_evex(&cfg->insns[i]))
+			*evex = (long)i;
+		if (*fma < 0 && lk_insn_fma(&cfg->insns[i]))
+			*fma = (long)i;
+	}
+}
+
+static const char *param_value(const struct lk_param *params, size_t n,
+			       const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(params[i].name, name))
+			return params[i].value;
+	return NULL;
+}
+
+/* AVX-512: the generator's proven working set, or unknown. */
+static void judge_by_working_set(const struct lk_insn *evex,
+				 const struct lk_l1_settings *set,
+				 const struct lk_param *params, size_t n,
+				 struct lk_l1_verdict *v)
+{
+	const char *ws = param_value(params, n, set->working_set_param);
+	long bytes = 0;
+
+	if (!ws || lk_parse_long(ws, &bytes) || bytes < 0) {
+		set_verdict(v, "unknown", "decoder", lk_asprintf(
+			"AVX-512 code (%s at 0x%llx), which valgrind cannot "
+			"run, and %s working set to judge by (parameter %s)",
+			evex->att, (unsigned long long)evex->addr,
+			ws ? "no valid" : "no", set->working_set_param));
+		return;
+	}
+	set_verdict(v, bytes <= set->l1d_size ? "pass" : "exclude",
+		    "generator", lk_asprintf(
+			"AVX-512 code (%s at 0x%llx), not simulated: the "
+			"proven working set of %ld B %s the %ld B L1D",
+			evex->att, (unsigned long long)evex->addr, bytes,
+			bytes <= set->l1d_size ? "fits" : "exceeds",
+			set->l1d_size));
+}
+
+static void build_env(long calls, struct lk_strv *env)
+{
+	static const char *const drop[] = {
+		"LK_WARMUP=", "LK_STEPS=", "LK_REPETITIONS=", "LK_RESULT_FD=",
+		"LK_CACHE=", "LK_CALIBRATE=", "LK_EVENTS="};
+
+	for (char **e = environ; *e; e++) {
+		size_t i;
+
+		for (i = 0; i < LK_ARRAY_SIZE(drop); i++)
+			if (!strncmp(*e, drop[i], strlen(drop[i])))
+				break;
+		if (i == LK_ARRAY_SIZE(drop))
+			lk_strv_push(env, *e);
+	}
+	lk_strv_push(env, "LK_WARMUP=0");
+	lk_strv_push(env, "LK_STEPS=1");
+	lk_strv_pushf(env, "LK_REPETITIONS=%ld", calls);
+	lk_strv_push(env, "LK_CACHE=hot");
+	lk_strv_push(env, "LK_CALIBRATE=0");
+}
+
+/* The last non-empty line of valgrind's stderr, for the reason. */
+static char *last_line(const char *text)
+{
+	const char *end = text + strlen(text), *start;
+
+	while (end > text && (end[-1] == '\n' || end[-1] == ' '))
+		end--;
+	start = end;
+	while (start > text && start[-1] != '\n')
+		start--;
+	return lk_strndup(start, (size_t)(end - start));
+}
+
+/* One cachegrind run: 0 and *c, 1 and *why (the run failed or its
+ * output is unreadable, valgrind cannot start). */
+static int cachegrind(struct lk_ctx *ctx, const char *binary,
+		      const char *fn, const struct lk_l1_settings *set,
+		      long calls, const char *out_path,
+		      struct lk_cg_counts *c, char **why)
+{
+	struct lk_strv argv = LK_STRV_INIT, env = LK_STRV_INIT;
+	struct lk_proc_opts o = {0};
+	struct lk_proc_result r;
+	char *text = NULL;
+	size_t len = 0;
+	int ret;
+
+	lk_strv_push(&argv, "valgrind");
+	lk_strv_push(&argv, "--tool=cachegrind");
+	lk_strv_push(&argv, "--cache-sim=yes");
+	lk_strv_pushf(&argv, "--D1=%ld,%ld,%ld", set->l1d_size,
+		      set->l1d_assoc, set->line_size);
+	lk_strv_pushf(&argv, "--cachegrind-out-file=%s", out_path);
+	/* valgrind looks a bare name up in PATH: give it a path. */
+	lk_strv_push_take(&argv, strchr(binary, '/')
+					 ? lk_strdup(binary)
+					 : lk_asprintf("./%s", binary));
+	build_env(calls, &env);
+	o.argv = (const char *const *)argv.v;
+	o.envp = (const char *const *)env.v;
+	o.timeout = set->timeout;
+	o.result_fd = -1;
+	ret = lk_proc_run(ctx, &o, &r);
+	if (ret) {
+		/* Not installed, cannot start: a reason, not a pass. */
+		*why = lk_strdup(ctx->msg);
+		lk_ctx_clear(ctx);
+		ret = 1;
+	} else if (!lk_proc_ok(&r)) {
+		char *how = lk_proc_describe(&r, set->timeout);
+		char *line = last_line(r.err ? r.err : "");
+
+		*why = lk_asprintf("valgrind %s%s%s", how, *line ? ": " : "",
+				   line);
+		free(how);
+		free(line);
+		ret = 1;
+	} else {
+		ret = lk_file_read(ctx, out_path, &text, &len);
+		if (!ret)
+			ret = lk_cachegrind_function(ctx, out_path, text, len,
+						     fn, c);
+		/* An output we cannot read is an unknown, like a crash. */
+		if (ret) {
+			*why = lk_strdup(ctx->msg);
+			lk_ctx_clear(ctx);
+			ret = 1;
+		}
+	}
+	free(text);
+	lk_proc_result_release(&r);
+	lk_strv_release(&argv);
+	lk_strv_release(&env);
+	return ret;
+}
+
+static void judge_ratio(const struct lk_l1_settings *set, double ratio,
+			double reads, long extra, struct lk_l1_verdict *v)
+{
+	int over = ratio > set->threshold;
+
+	v->has_value = 1;
+	v->value = ratio;
+	v->read_ratio = reads;
+	set_verdict(v, over ? "exclude" : "pass", "cachegrind", lk_asprintf(
+		"warm D1 miss ratio %.4f%% (reads %.4f%%) over %ld extra "
+		"call%s %s the threshold %.4g%%; D1 %ld B %ld-way %ld B "
+		"lines (%s)", ratio * 100, reads < 0 ? 0 : reads * 100, extra,
+		extra == 1 ? "" : "s", over ? "above" : "within",
+		set->threshold * 100, set->l1d_size, set->l1d_assoc,
+		set->line_size, set->l1d_from));
+}
+
+static int no_data(const struct lk_cg_counts *a, const struct lk_cg_counts *b)
+{
+	return b->ev[LK_CG_DR] <= a->ev[LK_CG_DR] &&
+	       b->ev[LK_CG_DW] <= a->ev[LK_CG_DW];
+}
+
+/* Both runs; failures of valgrind become an unknown verdict. */
+static int judge_by_cachegrind(struct lk_ctx *ctx, const char *binary,
+			       const struct lk_cfg *cfg, long fma,
+			       const struct lk_l1_settings *set,
+			       struct lk_l1_verdict *v)
+{
+	const char *base = getenv("TMPDIR");
+	char *tmpl = lk_asprintf("%s/loopkit-cg.XXXXXX",
+				 base && *base ? base : "/tmp");
+	char *why = NULL, *paths[2];
+	const char *tmp = mkdtemp(tmpl);
+	struct lk_cg_counts c[2];
+	double ratio, reads;
+	int ret = 0, i;
+
+	if (!tmp) {
+		ret = lk_error_errno(ctx, "creating a directory for "
+				     "cachegrind in %s", tmpl);
+		free(tmpl);
+		return ret;
+	}
+	v->ran_valgrind = 1;
+	for (i = 0; i < 2; i++)
+		paths[i] = lk_asprintf("%s/cg.%d.out", tmp, i);
+	for (i = 0; !ret && i < 2; i++)
+		ret = cachegrind(ctx, binary, cfg->fn.name, set, set->calls[i],
+				 paths[i], &c[i], &why);
+	if (ret > 0) {
+		set_verdict(v, "unknown", "cachegrind", lk_asprintf(
+			"%s%s", why, fma >= 0 ? " (the kernel has FMA code, "
+			"~300x slower under valgrind)" : ""));
+		ret = 0;
+	} else if (!ret && !c[1].lines) {
+		set_verdict(v, "unknown", "cachegrind", lk_asprintf(
+			"cachegrind reports no cost for %s", cfg->fn.name));
+	} else if (!ret && c[1].ev[LK_CG_IR] <= c[0].ev[LK_CG_IR]) {
+		set_verdict(v, "unknown", "cachegrind", lk_asprintf(
+			"%s ran no more instructions with %ld calls than with "
+			"%ld: does the benchmark honour LK_REPETITIONS?",
+			cfg->fn.name, set->calls[1], set->calls[0]));
+	} else if (!ret && no_data(&c[0], &c[1])) {
+		v->has_value = 1;
+		v->value = 0;
+		set_verdict(v, "pass", "cachegrind", lk_asprintf(
+			"%s makes no data accesses in its warm calls",
+			cfg->fn.name));
+	} else if (!ret && lk_l1_warm_ratio(ctx, &c[0], &c[1], &ratio,
+					    &reads)) {
+		set_verdict(v, "unknown", "cachegrind", lk_strdup(ctx->msg));
+		lk_ctx_clear(ctx);
+	} else if (!ret) {
+		judge_ratio(set, ratio, reads, set->calls[1] - set->calls[0],
+			    v);
+	}
+	for (i = 0; i < 2; i++) {
+		unlink(paths[i]);
+		free(paths[i]);
+	}
+	rmdir(tmp);
+	free(tmpl);
+	free(why);
+	return ret;
+}
+
+int lk_l1_check(struct lk_ctx *ctx, const char *binary,
+		const struct lk_l1_settings *set,
+		const struct lk_param *params, size_t nparams,
+		struct lk_l1_verdict *out)
+{
+	struct lk_function fn;
+	struct lk_cfg cfg;
+	long evex, fma;
+	int inlined, ret;
+
+	memset(out, 0, sizeof(*out));
+	out->read_ratio = -1;
+	ret = lk_elf_roi_function(ctx, binary, &fn, &inlined);
+	if (!ret)
+		ret = lk_cfg_build(ctx, lk_decoder_x86_64(), &fn, &cfg);
+	if (ret)
+		return ret;
+	scan_isa(&cfg, &evex, &fma);
+	if (evex >= 0)
+		judge_by_working_set(&cfg.insns[evex], set, params, nparams,
+				     out);
+	else
+		ret = judge_by_cachegrind(ctx, binary, &cfg, fma, set, out);
+	lk_cfg_release(&cfg);
+	return ret;
+}
