@@ -46,6 +46,7 @@ int lk_cli_usage_error(const char *cmd, const char *fmt, ...) LK_PRINTF(2, 3);
 
 /* The commands. */
 int cmd_run(int argc, char **argv);
+int cmd_campaign(int argc, char **argv);
 int cmd_env(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_export(int argc, char **argv);

@@ -130,11 +130,30 @@ static void build_env(long calls, struct lk_strv *env)
 	lk_strv_push(env, "LK_CALIBRATE=0");
 }
 
-/* The last non-empty line of valgrind's stderr, for the reason. */
-static char *last_line(const char *text)
+/* The line of valgrind's stderr that says what went wrong: the
+ * instruction it could not run, else how the process ended, else the
+ * last non-empty line. */
+static char *telling_line(const char *text)
 {
+	static const char *const keys[] = {
+		"unhandled instruction bytes", "Unrecognised instruction",
+		"Process terminating",
+	};
 	const char *end = text + strlen(text), *start;
+	size_t i;
 
+	for (i = 0; i < LK_ARRAY_SIZE(keys); i++) {
+		const char *hit = strstr(text, keys[i]);
+
+		if (!hit)
+			continue;
+		start = hit;
+		while (start > text && start[-1] != '\n')
+			start--;
+		end = strchr(hit, '\n');
+		return lk_strndup(start, end ? (size_t)(end - start)
+					     : strlen(start));
+	}
 	while (end > text && (end[-1] == '\n' || end[-1] == ' '))
 		end--;
 	start = end;
@@ -180,7 +199,7 @@ static int cachegrind(struct lk_ctx *ctx, const char *binary,
 		ret = 1;
 	} else if (!lk_proc_ok(&r)) {
 		char *how = lk_proc_describe(&r, set->timeout);
-		char *line = last_line(r.err ? r.err : "");
+		char *line = telling_line(r.err ? r.err : "");
 
 		*why = lk_asprintf("valgrind %s%s%s", how, *line ? ": " : "",
 				   line);

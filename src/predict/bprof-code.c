@@ -194,10 +194,13 @@ int bprof_block_check(const struct lk_pblock *b, struct bprof_block *out,
 		off += out->insns[out->ninsns - 1].len;
 	}
 	out->len = off;
-	if (ret >= 0 && !out->len)
-		*reason = lk_asprintf("nothing to run once the terminating %s "
-				      "is dropped",
+	if (ret >= 0 && !out->len) {
+		*reason = lk_asprintf("only its terminating %s, which is "
+				      "dropped: nothing is left to time",
 				      out->dropped);
+		bprof_block_release(out);
+		return 2;
+	}
 	if (*reason) {
 		bprof_block_release(out);
 		return 1;

@@ -153,7 +153,9 @@ struct bprof_block {
 
 /*
  * Decode and check b. 0: *out is ready (bprof_block_release it); 1: the
- * block cannot run in the sandbox, *reason says why (owned).
+ * block cannot run in the sandbox, *reason says why (owned); 2: the
+ * block is only a terminator, which the method drops, so it costs 0
+ * (*reason says so).
  */
 int bprof_block_check(const struct lk_pblock *b, struct bprof_block *out,
 		      char **reason);

@@ -11,7 +11,7 @@
 
 #include "bprof-int.h"
 
-#define BPROF_VERSION "1"
+#define BPROF_VERSION "2"
 #define USER_TOP 0x7ffffffff000ull
 
 struct bprof {
@@ -412,7 +412,15 @@ static int measure(struct lk_ctx *ctx, const struct bprof *bp,
 	char *reason;
 	int vec, ret;
 
-	if (bprof_block_check(b, &blk, &reason)) {
+	ret = bprof_block_check(b, &blk, &reason);
+	if (ret == 2) {
+		/* Like every block's terminator, a lone one is not timed. */
+		out->raw = reason;
+		set(out, "ok", unit_of(bp), NULL);
+		out->value = 0;
+		return 0;
+	}
+	if (ret) {
 		set(out, "unsupported", unit_of(bp), reason);
 		return 0;
 	}

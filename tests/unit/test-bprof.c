@@ -221,7 +221,6 @@ Test(bprof, refusals)
 	    {{0xcd, 0x80}, 2, "int"},
 	    {{0x0f, 0x20, 0xc0}, 3, "privileged"}, /* mov %cr0, %rax */
 	    {{0x0f, 0x30}, 2, "privileged"},	   /* wrmsr */
-	    {{0xc3}, 1, "nothing to run"},	   /* ret alone */
 	    {{0x0f, 0xff}, 2, "undecodable"},
 	};
 	size_t i;
@@ -235,6 +234,21 @@ Test(bprof, refusals)
 				   "case %zu: %s", i, p.reason);
 		lk_pred_release(&p);
 	}
+}
+
+/* The method drops a block's terminator; a block that is nothing else
+ * costs 0, so a kernel with a lone ret block can still be lifted. */
+Test(bprof, lone_terminator_costs_nothing)
+{
+	static const uint8_t ret_alone[] = {0xc3};
+	struct lk_pred p;
+
+	measure(ret_alone, sizeof(ret_alone), 1, &p);
+	cr_assert_str_eq(p.status, "ok");
+	cr_assert_eq(p.value, 0);
+	cr_assert_not_null(strstr(p.raw, "only its terminating ret"), "%s",
+			   p.raw);
+	lk_pred_release(&p);
 }
 
 Test(bprof, general_protection_fault)
