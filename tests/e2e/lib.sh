@@ -1,5 +1,7 @@
 # Helpers for the end-to-end tests (sourced).
 set -eu
+# Sourced from the source tree (run.sh starts every test there).
+E2E_DIR=$(pwd)/tests/e2e
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "$*"; exit 77; }
 # check DESCRIPTION COMMAND...: run, fail with the description if false.
@@ -8,3 +10,13 @@ check() { d=$1; shift; "$@" || fail "$d"; }
 # Numbers are compared with awk: expr 'a < b' etc.
 num_ok() { awk "BEGIN { exit !($1) }"; }
 has_pmu() { "$LOOPKIT" check | grep -q '^pmu  *yes'; }
+
+# shoot PAGE PNG LOG: headless Chromium screenshots PAGE (an absolute
+# path) into PNG and logs every console message to LOG. $chromium is the
+# browser; the profile goes under $TMPD.
+shoot() {
+	timeout 120 "$chromium" --headless --no-sandbox --disable-gpu \
+		--hide-scrollbars --user-data-dir="$TMPD/chrome-profile" \
+		--screenshot="$2" --window-size=1200,2000 \
+		--enable-logging=stderr --v=0 "file://$1" >"$3" 2>&1 || true
+}
