@@ -416,6 +416,23 @@ static const char definitions[] =
 	"&ldquo;unknown&rdquo;: compared although a filter could not "
 	"decide.</dd></dl>\n";
 
+/* Each analyzer's parameters, as stored with its predictions. */
+static void analyzer_params(struct lk_buf *b, const struct lk_report *r)
+{
+	size_t a;
+
+	lk_buf_adds(b, "<dl class=\"params\">\n");
+	for (a = 0; a < r->nanalyzers; a++) {
+		tag_text(b, "dt", NULL, r->analyzers[a].label);
+		lk_buf_adds(b, "<dd><code>");
+		report_add_html(b, *r->analyzers[a].params
+					   ? r->analyzers[a].params
+					   : "(no parameters)");
+		lk_buf_adds(b, "</code></dd>\n");
+	}
+	lk_buf_adds(b, "</dl>\n");
+}
+
 void lk_report_html(const struct lk_report *r, const char *scatter,
 		    const char *cdf, const char *plot_note,
 		    struct lk_buf *out)
@@ -424,6 +441,7 @@ void lk_report_html(const struct lk_report *r, const char *scatter,
 	measurement(out, r);
 	lk_buf_adds(out, "<h2>Analyzers</h2>\n");
 	stats_table(out, r, "");
+	analyzer_params(out, r);
 	plots(out, scatter, cdf, plot_note);
 	groups(out, r);
 	reasons(out, r);

@@ -34,6 +34,32 @@ static void add_unit(struct lk_report_analyzer *a, const char *unit)
 }
 
 /* The lifted rows come ordered by tool, version, params. */
+static int same_tool(const struct lk_report_analyzer *a,
+		     const struct lk_report_analyzer *b)
+{
+	return !strcmp(a->tool, b->tool) && !strcmp(a->version, b->version);
+}
+
+/* "tool version" for people; the parameters (long: a method's whole
+ * description) join the label only to tell apart two configurations of
+ * one tool. The page lists every analyzer's parameters. */
+static void label_analyzers(struct lk_report *r)
+{
+	size_t i, j;
+
+	for (i = 0; i < r->nanalyzers; i++) {
+		struct lk_report_analyzer *a = &r->analyzers[i];
+		int clash = 0;
+
+		for (j = 0; j < r->nanalyzers; j++)
+			clash |= j != i && same_tool(a, &r->analyzers[j]);
+		a->label = lk_asprintf("%s%s%s%s%s", a->tool,
+				       *a->version ? " " : "", a->version,
+				       clash && *a->params ? " " : "",
+				       clash ? a->params : "");
+	}
+}
+
 static void collect_analyzers(struct lk_report *r,
 			      const struct lk_report_input *in)
 {
@@ -54,10 +80,8 @@ static void collect_analyzers(struct lk_report *r,
 		a->version = lk_strdup(l->version);
 		a->params = lk_strdup(l->params);
 		a->unit = lk_strdup(l->unit);
-		a->label = lk_asprintf("%s%s%s%s%s", l->tool,
-				       *l->version ? " " : "", l->version,
-				       *l->params ? " " : "", l->params);
 	}
+	label_analyzers(r);
 }
 
 /* ---- Measured figures. ---- */
