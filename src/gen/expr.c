@@ -698,10 +698,10 @@ int gen_statement_pieces(struct walker *w, CXCursor c,
 		int it = clang_getTokenKind(t[i]) == CXToken_Identifier
 				 ? iter_index(iters, sp) : -1;
 
-		clang_getSpellingLocation(
+		clang_getFileLocation(
 			clang_getRangeStart(clang_getTokenExtent(w->tu, t[i])),
 			NULL, NULL, NULL, &begin);
-		clang_getSpellingLocation(
+		clang_getFileLocation(
 			clang_getRangeEnd(clang_getTokenExtent(w->tu, t[i])),
 			NULL, NULL, NULL, &end);
 		if (i && begin > prev_end)

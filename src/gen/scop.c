@@ -31,7 +31,7 @@ long gen_cursor_line(CXCursor c)
 {
 	unsigned line = 0;
 
-	clang_getSpellingLocation(clang_getCursorLocation(c), NULL, &line,
+	clang_getFileLocation(clang_getCursorLocation(c), NULL, &line,
 				  NULL, NULL);
 	return line;
 }
@@ -73,9 +73,9 @@ CXCursor gen_strip(CXCursor c)
 
 static void offsets(CXSourceRange r, unsigned *begin, unsigned *end)
 {
-	clang_getSpellingLocation(clang_getRangeStart(r), NULL, NULL, NULL,
+	clang_getFileLocation(clang_getRangeStart(r), NULL, NULL, NULL,
 				  begin);
-	clang_getSpellingLocation(clang_getRangeEnd(r), NULL, NULL, NULL, end);
+	clang_getFileLocation(clang_getRangeEnd(r), NULL, NULL, NULL, end);
 }
 
 char *gen_cursor_text(struct walker *w, CXCursor c)
