@@ -33,6 +33,7 @@ struct lk_method {
 	int calibrate;           /* time a reference chain beside samples */
 	int no_aslr;             /* run with ADDR_NO_RANDOMIZE */
 	long align_functions;    /* -falign-functions=N added; 0: none */
+	int opt_report;          /* builds keep the vectoriser's report */
 	double timeout;          /* seconds per process */
 };
 
@@ -48,7 +49,9 @@ void lk_method_init(struct lk_method *m);
  * (min|median|mean|pNN|trimmed-mean), stability.runs,
  * stability.tolerance (2% or 0.02), stability.retries, cache (hot|cold),
  * cpu (N|none), fifo (bool), calibrate (bool), aslr (bool),
- * align-functions (N, power of two or 0), timeout (seconds), mode
+ * align-functions (N, power of two or 0), opt-report (bool: the
+ * compiler's vectorisation report kept in the build's log), timeout
+ * (seconds), mode
  * (min-of-4: 4 processes, 1 repetition, reducer min; any min-of-N).
  * Booleans: true/false, yes/no, on/off, 1/0. Keys apply in order, a
  * later one overriding. 'where' prefixes the error message (e.g.

@@ -105,6 +105,9 @@ struct lk_build_spec {
 	const struct lk_param *defines;
 	size_t ndefines;
 	long align_functions;     /* 0: none */
+	int opt_report;           /* ask for the vectoriser's report (gcc
+				   * -fopt-info, clang -Rpass) on stderr:
+				   * it lands in the build's log */
 };
 
 /* Where lkrt.h and liblkrt.a are (LOOPKIT_RT_DIR overrides both). */

@@ -230,6 +230,17 @@ int lk_store_memprof_put(struct lk_ctx *ctx, struct lk_store *s,
 int lk_store_export_memprof(struct lk_ctx *ctx, struct lk_store *s,
 			    const char *campaign, int json, FILE *out);
 
+/*
+ * Every variant's build log as of its latest run, headed by one line
+ * "== <variant> <source> <compiler> <flagset> [<transformation>]": with
+ * method.opt-report the compiler's vectorisation report (gcc
+ * -fopt-info-vec-optimized-missed, clang -Rpass*=loop-vectorize).
+ * "(not built)" for a variant never run. campaign NULL: all; an
+ * unknown name is LK_ENOTFOUND.
+ */
+int lk_store_export_opt_reports(struct lk_ctx *ctx, struct lk_store *s,
+				const char *campaign, FILE *out);
+
 enum lk_export_format { LK_EXPORT_CSV, LK_EXPORT_JSON };
 
 /*

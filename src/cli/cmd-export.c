@@ -6,19 +6,24 @@
 #include "loopkit/store.h"
 
 static const char usage[] =
-	"(--csv | --json) [--memprof] [-o DIR] [--campaign NAME]\n\n"
+	"(--csv | --json) [--memprof] [-o DIR] [--campaign NAME]\n"
+	"   or: loopkit export --opt-report [-o DIR] [--campaign NAME]\n\n"
 	"Write one row per variant x metric, -D parameters as columns, to\n"
-	"stdout: a table pandas reads as it is (pd.read_csv).";
+	"stdout: a table pandas reads as it is (pd.read_csv). With\n"
+	"--opt-report, every variant's build log instead: the compiler's\n"
+	"vectorisation report when built with method.opt-report.";
 
 int cmd_export(int argc, char **argv)
 {
-	int csv = 0, json = 0, memprof = 0, first, ret;
+	int csv = 0, json = 0, memprof = 0, report = 0, first, ret;
 	const char *dir = LK_STORE_DEFAULT_DIR, *campaign = NULL;
 	const struct lk_opt opts[] = {
 		{0, "csv", LK_OPT_BOOL, &csv, NULL, "CSV (RFC 4180)"},
 		{0, "json", LK_OPT_BOOL, &json, NULL, "a JSON array"},
 		{0, "memprof", LK_OPT_BOOL, &memprof, NULL,
 		 "the memprof function profiles instead of the runs"},
+		{0, "opt-report", LK_OPT_BOOL, &report, NULL,
+		 "the builds' optimisation reports, as text"},
 		{0, "campaign", LK_OPT_STRING, &campaign, "NAME",
 		 "only this campaign (default: all)"},
 		{'o', "output", LK_OPT_STRING, &dir, "DIR",
@@ -33,7 +38,7 @@ int cmd_export(int argc, char **argv)
 	if (first < argc)
 		return lk_cli_usage_error("export", "unexpected argument '%s'",
 					  argv[first]);
-	if (csv == json)
+	if (csv == json && !report)
 		return lk_cli_usage_error("export", "say --csv or --json");
 	lk_ctx_init(&ctx);
 	ret = lk_store_open(&ctx, dir, 0, &s);
@@ -44,7 +49,9 @@ int cmd_export(int argc, char **argv)
 		return 2;
 	}
 	if (!ret) {
-		ret = memprof ? lk_store_export_memprof(&ctx, s, campaign,
+		ret = report ? lk_store_export_opt_reports(&ctx, s, campaign,
+							   stdout) :
+		      memprof ? lk_store_export_memprof(&ctx, s, campaign,
 							json, stdout) :
 				lk_store_export(&ctx, s, campaign,
 						csv ? LK_EXPORT_CSV :

@@ -255,6 +255,12 @@ static int set_align(struct lk_method *m, const char *v, const char **why)
 	return 0;
 }
 
+static int set_opt_report(struct lk_method *m, const char *v,
+			  const char **why)
+{
+	return parse_bool(v, &m->opt_report, why);
+}
+
 static int set_timeout(struct lk_method *m, const char *v, const char **why)
 {
 	double t;
@@ -304,6 +310,7 @@ static const struct method_key {
 	{"calibrate", set_calibrate},
 	{"aslr", set_aslr},
 	{"align-functions", set_align},
+	{"opt-report", set_opt_report},
 	{"timeout", set_timeout},
 	{"mode", set_mode},
 };
@@ -382,6 +389,9 @@ char *lk_method_canonical(const struct lk_method *m)
 		    m->trim_retries, m->cold_cache, m->cpu, m->fifo,
 		    m->calibrate, m->no_aslr, m->align_functions);
 	add_double(&b, m->timeout);
+	/* Only when set, so that earlier campaigns keep their run keys. */
+	if (m->opt_report)
+		lk_buf_adds(&b, ";opt-report=1");
 	return lk_buf_detach(&b);
 }
 

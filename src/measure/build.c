@@ -63,6 +63,22 @@ out:
 	return ret;
 }
 
+/* The vectoriser's report on stderr, where the build log catches it:
+ * what was vectorised, what was not and why. */
+static void push_opt_report(const char *compiler, struct lk_strv *argv)
+{
+	const char *base = strrchr(compiler, '/');
+
+	base = base ? base + 1 : compiler;
+	if (strstr(base, "clang")) {
+		lk_strv_push(argv, "-Rpass=loop-vectorize");
+		lk_strv_push(argv, "-Rpass-missed=loop-vectorize");
+		lk_strv_push(argv, "-Rpass-analysis=loop-vectorize");
+	} else {
+		lk_strv_push(argv, "-fopt-info-vec-optimized-missed");
+	}
+}
+
 static int build_argv(struct lk_ctx *ctx, const struct lk_build_spec *spec,
 		      const char *output, struct lk_strv *argv)
 {
@@ -90,6 +106,8 @@ static int build_argv(struct lk_ctx *ctx, const struct lk_build_spec *spec,
 		else
 			lk_strv_pushf(argv, "-D%s", d->name);
 	}
+	if (spec->opt_report)
+		push_opt_report(spec->compiler, argv);
 	lk_strv_pushf(argv, "-I%s", lk_rt_include_dir());
 	lk_strv_push(argv, spec->source);
 	lk_strv_push(argv, "-o");

@@ -71,7 +71,8 @@ static void make_params(const struct lk_sweep *sw, struct unit *u)
 		.source = u->v->source, .compiler = u->v->compiler,
 		.cflags = u->v->flagset->flags, .defines = u->params,
 		.ndefines = u->nparams,
-		.align_functions = sw->method.align_functions};
+		.align_functions = sw->method.align_functions,
+		.opt_report = sw->method.opt_report};
 }
 
 static int variant_hash(struct lk_ctx *ctx, struct unit *u, char *src_hash)

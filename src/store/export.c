@@ -489,3 +489,62 @@ int lk_store_export(struct lk_ctx *ctx, struct lk_store *s,
 	lk_buf_release(&x.buf);
 	return ret;
 }
+
+/* ---- The builds' optimisation reports. ---- */
+
+static const char reports_sql[] =
+	"SELECT substr(v.hash, 1, 12), v.source, v.compiler, v.flagset,"
+	" (SELECT value FROM variant_params WHERE variant_id = v.id"
+	"  AND name = 'transformation'), b.ok, b.log"
+	" FROM variants v"
+	" LEFT JOIN runs r ON r.id = (SELECT id FROM runs"
+	"  WHERE variant_id = v.id ORDER BY finished DESC, id DESC LIMIT 1)"
+	" LEFT JOIN builds b ON b.id = r.build_id"
+	" WHERE ?1 IS NULL OR v.campaign_id = ?1 ORDER BY v.id";
+
+static void write_report(sqlite3_stmt *st, FILE *out)
+{
+	const char *chain = (const char *)sqlite3_column_text(st, 4);
+	const char *log = (const char *)sqlite3_column_text(st, 6);
+	size_t n;
+
+	fprintf(out, "== %s %s %s %s%s%s\n", sqlite3_column_text(st, 0),
+		sqlite3_column_text(st, 1), sqlite3_column_text(st, 2),
+		sqlite3_column_text(st, 3), chain ? " " : "",
+		chain ? chain : "");
+	if (sqlite3_column_type(st, 5) == SQLITE_NULL)
+		fputs("(not built)\n", out);
+	else if (!log || !*log)
+		fputs("(empty: built without method.opt-report)\n", out);
+	else {
+		n = strlen(log);
+		fputs(log, out);
+		if (log[n - 1] != '\n')
+			fputc('\n', out);
+	}
+}
+
+int lk_store_export_opt_reports(struct lk_ctx *ctx, struct lk_store *s,
+				const char *campaign, FILE *out)
+{
+	struct export x = {.ctx = ctx, .s = s, .out = out};
+	sqlite3_stmt *st = NULL;
+	int ret, rc;
+
+	ret = store_exec(ctx, s, "BEGIN");
+	if (ret)
+		return ret;
+	if (campaign)
+		ret = find_campaign(&x, campaign);
+	if (!ret)
+		ret = store_prepare(ctx, s, reports_sql, &st);
+	if (!ret)
+		ret = bind_campaign(&x, st);
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		write_report(st, out);
+	if (!ret && rc != SQLITE_DONE)
+		ret = store_fail(ctx, s, "cannot read the builds' reports");
+	sqlite3_finalize(st);
+	store_rollback(s);
+	return ret;
+}
