@@ -40,7 +40,7 @@ struct job {
 	struct source_ref *refs;
 	struct lk_progress progress;
 	pthread_mutex_t lock;
-	size_t *pending;           /* units to generate, by index */
+	size_t *pending;           /* sources with units to generate */
 };
 
 static char *family_of(const char *path)
@@ -204,57 +204,97 @@ static int verify(struct lk_ctx *ctx, struct job *job, struct unit *u,
 	return ret;
 }
 
-static void generate(struct job *job, struct unit *u, const char *tmp)
+/* One unit on its source's scop (NULL when the source is unsupported:
+ * why is in 'why'). */
+static void generate(struct job *job, struct unit *u,
+		     struct lk_gen_scop *scop, const char *why,
+		     const struct lk_strv *cflags, const char *tmp)
 {
-	const char *src = job->sw->sources.v[u->source];
-	struct lk_strv cflags = LK_STRV_INIT;
-	struct lk_gen_scop *scop = NULL;
 	struct lk_gen_result *r = NULL;
 	struct lk_ctx ctx;
 	int ret;
 
-	lk_ctx_init(&ctx);
-	parse_flags(job->sw, src, &cflags);
-	ret = lk_gen_scop_parse(&ctx, src, &cflags, &scop);
-	if (ret) {
-		set_outcome(u, "unsupported", ctx.msg);
-		goto out;
+	if (!scop) {
+		set_outcome(u, "unsupported", why);
+		return;
 	}
+	lk_ctx_init(&ctx);
 	ret = lk_gen_transform(&ctx, scop, u->chain, &r);
 	if (ret) {
 		set_outcome(u, ret == LK_EINPUT ? "illegal" : "failed",
 			    ctx.msg);
-		goto out;
+		return;
 	}
 	ret = store_object(&ctx, job, u, r->source);
 	if (!ret && job->sw->gen.verify)
-		ret = verify(&ctx, job, u, &cflags, tmp);
+		ret = verify(&ctx, job, u, cflags, tmp);
 	set_outcome(u, ret ? "failed" : "generated", ret ? ctx.msg : "");
 	if (ret)
 		*u->object_hash = '\0';
-out:
 	lk_gen_result_free(r);
-	lk_gen_scop_free(scop);
-	lk_strv_release(&cflags);
 }
 
-static void run_unit(void *arg, size_t i)
-{
-	struct job *job = arg;
-	struct unit *u = &job->units[job->pending[i]];
-	char tmpl[] = "/tmp/loopkit-gen-XXXXXX";
-	char *tmp = mkdtemp(tmpl);
+static void reference_one(void *arg, size_t i);
 
-	if (!tmp) {
-		set_outcome(u, "failed", "cannot make a temporary directory");
-	} else {
-		generate(job, u, tmp);
-		rmdir(tmp);
-	}
+static void unit_done(struct job *job, struct unit *u)
+{
 	pthread_mutex_lock(&job->lock);
 	write_marker(job->store, u);
 	lk_progress_step(&job->progress, u->chain->text, u->status);
 	pthread_mutex_unlock(&job->lock);
+}
+
+/*
+ * Every pending unit of one source: the file is parsed and modelled
+ * once (libclang and isl are most of a unit's own time), its
+ * dependences computed once, then each chain transforms that model.
+ * Transformations copy the schedule and restore isl's options, so the
+ * units do not see each other.
+ */
+static void run_source(void *arg, size_t i)
+{
+	struct job *job = arg;
+	size_t source = job->pending[i], k;
+	const char *src = job->sw->sources.v[source];
+	struct lk_strv cflags = LK_STRV_INIT;
+	struct lk_gen_scop *scop = NULL;
+	char tmpl[] = "/tmp/loopkit-gen-XXXXXX";
+	char *tmp = mkdtemp(tmpl);
+	struct lk_ctx ctx;
+
+	reference_one(job, source);
+	lk_ctx_init(&ctx);
+	parse_flags(job->sw, src, &cflags);
+	if (!tmp)
+		lk_error(&ctx, LK_ESYS, "cannot make a temporary directory");
+	else if (!lk_gen_scop_parse(&ctx, src, &cflags, &scop))
+		lk_gen_scop_deps(&ctx, scop);
+	for (k = 0; k < job->n; k++) {
+		struct unit *u = &job->units[k];
+
+		if (u->source != source || u->done_before)
+			continue;
+		if (tmp)
+			generate(job, u, scop, ctx.msg, &cflags, tmp);
+		else
+			set_outcome(u, "failed", ctx.msg);
+		unit_done(job, u);
+	}
+	if (tmp)
+		rmdir(tmp);
+	lk_gen_scop_free(scop);
+	lk_strv_release(&cflags);
+}
+
+static int source_pending(const struct job *job, size_t source)
+{
+	size_t k;
+
+	for (k = 0; k < job->n; k++)
+		if (job->units[k].source == source &&
+		    !job->units[k].done_before)
+			return 1;
+	return 0;
 }
 
 /* The originals' checksums, once per source. */
@@ -267,13 +307,8 @@ static void reference_one(void *arg, size_t i)
 	char tmpl[] = "/tmp/loopkit-gen-XXXXXX";
 	char *tmp = mkdtemp(tmpl);
 	struct lk_ctx ctx;
-	size_t k;
-	int needed = 0;
 
-	for (k = 0; k < job->n; k++)
-		needed |= job->units[k].source == i &&
-			  !job->units[k].done_before;
-	if (!needed || !job->sw->gen.verify || !tmp) {
+	if (!source_pending(job, i) || !job->sw->gen.verify || !tmp) {
 		if (tmp)
 			rmdir(tmp);
 		return;
@@ -506,14 +541,13 @@ int lk_gen_campaign(struct lk_ctx *ctx, const struct lk_sweep *sw,
 		ret = keys_and_markers(ctx, &job, &todo);
 	if (ret || opts->list_only)
 		goto out;
-	lk_pool_run(opts->jobs, sw->sources.n, reference_one, &job);
-	pending = lk_calloc(todo + 1, sizeof(*pending));
-	for (i = 0; i < job.n; i++)
-		if (!job.units[i].done_before)
+	pending = lk_calloc(sw->sources.n + 1, sizeof(*pending));
+	for (i = 0; i < sw->sources.n; i++)
+		if (source_pending(&job, i))
 			pending[k++] = i;
 	lk_progress_init(&job.progress, "gen", todo, opts->quiet);
 	job.pending = pending;
-	lk_pool_run(opts->jobs, todo, run_unit, &job);
+	lk_pool_run(opts->jobs, k, run_source, &job);
 	lk_progress_end(&job.progress);
 	free(pending);
 	summarise(&job, sum);
