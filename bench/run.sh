@@ -110,3 +110,7 @@ echo "== bprof: block profiler stability and time per block, beside llvm-mca"
 O=$(dirname "$loopkit") sh "$here/bprof.sh" || echo "bprof: failed"
 echo "== predict: llvm-mca batched against one process per block"
 sh "$here/predict-batch.sh" "$loopkit" || echo "predict-batch: failed"
+
+echo
+echo "== gen: loopkit gen -c over the full suite, beside the same compiles by hand"
+sh "$here/gen.sh" "$loopkit" || echo "gen: failed"
