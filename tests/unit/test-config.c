@@ -223,6 +223,7 @@ Test(config, method_set_rejects)
 Test(config, method_set_messages)
 {
 	struct lk_method m;
+	char *text;
 
 	lk_method_init(&m);
 	cr_assert_eq(lk_method_set(&ctx, &m, "repetitons", "5", "s.yaml:7"),
@@ -235,11 +236,22 @@ Test(config, method_set_messages)
 				  " repetitions, processes, reducer, "
 				  "stability.runs, stability.tolerance, "
 				  "stability.retries, cache, cpu, fifo, "
-				  "calibrate, aslr, align-functions, timeout,"
-				  " mode)");
+				  "calibrate, aslr, align-functions, opt-report,"
+				  " timeout, mode)");
 	lk_method_set(&ctx, &m, "cpu", "x", "f:2");
 	cr_assert_str_eq(ctx.msg, "f:2: bad value 'x' for method.cpu: "
 				  "expected a CPU number (0..65535) or none");
+	/* opt-report: off by default and then absent from the run keys. */
+	text = lk_method_canonical(&m);
+	cr_assert_null(strstr(text, "opt-report"));
+	free(text);
+	cr_assert_eq(lk_method_set(&ctx, &m, "opt-report", "yes", NULL), 0);
+	cr_assert_eq(m.opt_report, 1);
+	text = lk_method_canonical(&m);
+	cr_assert_not_null(strstr(text, ";opt-report=1"));
+	free(text);
+	cr_assert_eq(lk_method_set(&ctx, &m, "opt-report", "maybe", NULL),
+		     LK_EINPUT);
 }
 
 Test(config, method_canonical)
