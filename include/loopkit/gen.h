@@ -69,6 +69,9 @@ struct lk_gen_scop {
 	isl_schedule *schedule;       /* the original order */
 	/* Dependences (lk_gen_scop_deps), NULL until computed. */
 	isl_union_map *raw, *war, *waw;
+	/* isl's scheduler's results by option set (private to gen/):
+	 * chains of one scop that start alike share them. */
+	struct gen_schedule_memo *memo;
 };
 
 /*

@@ -73,6 +73,7 @@ LK_GIVE char *gen_params_prefix(const struct lk_gen_scop *scop);
 
 /* RAW, WAR and WAW together (computed). */
 isl_union_map *gen_all_deps(struct lk_gen_scop *s);
+void gen_schedule_memo_free(struct gen_schedule_memo *memo);
 /* Apply one step to *sched; *hint gets a vectorize step's hint. */
 int gen_apply_step(struct lk_ctx *ctx, struct lk_gen_scop *s,
 		   const struct lk_gen_step *st, isl_schedule **sched,

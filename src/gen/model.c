@@ -317,6 +317,7 @@ void lk_gen_scop_free(struct lk_gen_scop *s)
 	isl_union_map_free(s->reads);
 	isl_union_map_free(s->writes);
 	isl_schedule_free(s->schedule);
+	gen_schedule_memo_free(s->memo);
 	isl_union_map_free(s->raw);
 	isl_union_map_free(s->war);
 	isl_union_map_free(s->waw);

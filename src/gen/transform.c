@@ -120,29 +120,36 @@ static long step_long(const struct lk_gen_step *st, const char *key,
 	return v && !lk_parse_long(v, &n) ? n : dflt;
 }
 
-static int run_scheduler(struct lk_ctx *ctx, struct lk_gen_scop *s,
-			 const struct lk_gen_step *st, isl_schedule **sched)
-{
-	isl_ctx *isl = s->isl;
-	const char *fusion = lk_gen_step_get(st, "fusion");
-	int serialize = isl_options_get_schedule_serialize_sccs(isl);
-	int whole = isl_options_get_schedule_whole_component(isl);
-	int outer = isl_options_get_schedule_outer_coincidence(isl);
-	int maxc = isl_options_get_schedule_max_coefficient(isl);
-	isl_schedule_constraints *sc;
-	isl_union_map *deps = gen_all_deps(s);
-	isl_schedule *result;
+/*
+ * The scheduler's result depends on the scop and isl's four scheduling
+ * options only, not on the schedule it replaces: computed once per
+ * option set and scop ('isl' and 'isl+tile+vectorize' share it), the
+ * failures too. It was most of gen -c's time on adi and deriche.
+ */
+struct gen_schedule_memo {
+	int options[4];
+	isl_schedule *schedule;   /* NULL: the scheduler failed */
+	char *error;
+	struct gen_schedule_memo *next;
+};
 
-	if (!strcmp(st->name, "distribute") || (fusion && !strcmp(fusion,
-								  "min")))
-		isl_options_set_schedule_serialize_sccs(isl, 1);
-	if (!strcmp(st->name, "fuse") || !strcmp(st->name, "skew") ||
-	    (fusion && !strcmp(fusion, "max")))
-		isl_options_set_schedule_whole_component(isl, 1);
-	isl_options_set_schedule_outer_coincidence(
-		isl, (int)step_long(st, "outer-coincidence", outer));
-	isl_options_set_schedule_max_coefficient(
-		isl, (int)step_long(st, "max-coefficient", maxc));
+void gen_schedule_memo_free(struct gen_schedule_memo *memo)
+{
+	while (memo) {
+		struct gen_schedule_memo *next = memo->next;
+
+		isl_schedule_free(memo->schedule);
+		free(memo->error);
+		free(memo);
+		memo = next;
+	}
+}
+
+static isl_schedule *compute_schedule(struct lk_gen_scop *s)
+{
+	isl_union_map *deps = gen_all_deps(s);
+	isl_schedule_constraints *sc;
+
 	sc = isl_schedule_constraints_on_domain(isl_union_set_copy(s->domain));
 	sc = isl_schedule_constraints_set_context(sc,
 						  isl_set_copy(s->context));
@@ -151,21 +158,65 @@ static int run_scheduler(struct lk_ctx *ctx, struct lk_gen_scop *s,
 	sc = isl_schedule_constraints_set_coincidence(
 		sc, isl_union_map_copy(deps));
 	sc = isl_schedule_constraints_set_proximity(sc, deps);
-	result = isl_schedule_constraints_compute_schedule(sc);
-	isl_options_set_schedule_serialize_sccs(isl, serialize);
-	isl_options_set_schedule_whole_component(isl, whole);
-	isl_options_set_schedule_outer_coincidence(isl, outer);
-	isl_options_set_schedule_max_coefficient(isl, maxc);
-	if (!result) {
-		char *msg = gen_isl_error(isl);
+	return isl_schedule_constraints_compute_schedule(sc);
+}
 
-		lk_error(ctx, LK_EINPUT, "%s: isl's scheduler found no "
-			 "schedule: %s", st->name, msg);
-		free(msg);
-		return LK_EINPUT;
-	}
+static struct gen_schedule_memo *memo_get(struct lk_gen_scop *s,
+					  const int options[4])
+{
+	isl_ctx *isl = s->isl;
+	struct gen_schedule_memo *m;
+	int saved[4] = {isl_options_get_schedule_serialize_sccs(isl),
+			isl_options_get_schedule_whole_component(isl),
+			isl_options_get_schedule_outer_coincidence(isl),
+			isl_options_get_schedule_max_coefficient(isl)};
+
+	for (m = s->memo; m; m = m->next)
+		if (!memcmp(m->options, options, sizeof(m->options)))
+			return m;
+	m = lk_calloc(1, sizeof(*m));
+	memcpy(m->options, options, sizeof(m->options));
+	isl_options_set_schedule_serialize_sccs(isl, options[0]);
+	isl_options_set_schedule_whole_component(isl, options[1]);
+	isl_options_set_schedule_outer_coincidence(isl, options[2]);
+	isl_options_set_schedule_max_coefficient(isl, options[3]);
+	m->schedule = compute_schedule(s);
+	if (!m->schedule)
+		m->error = gen_isl_error(isl);
+	isl_options_set_schedule_serialize_sccs(isl, saved[0]);
+	isl_options_set_schedule_whole_component(isl, saved[1]);
+	isl_options_set_schedule_outer_coincidence(isl, saved[2]);
+	isl_options_set_schedule_max_coefficient(isl, saved[3]);
+	m->next = s->memo;
+	s->memo = m;
+	return m;
+}
+
+static int run_scheduler(struct lk_ctx *ctx, struct lk_gen_scop *s,
+			 const struct lk_gen_step *st, isl_schedule **sched)
+{
+	isl_ctx *isl = s->isl;
+	const char *fusion = lk_gen_step_get(st, "fusion");
+	int options[4] = {isl_options_get_schedule_serialize_sccs(isl),
+			  isl_options_get_schedule_whole_component(isl),
+			  isl_options_get_schedule_outer_coincidence(isl),
+			  isl_options_get_schedule_max_coefficient(isl)};
+	struct gen_schedule_memo *m;
+
+	if (!strcmp(st->name, "distribute") || (fusion && !strcmp(fusion,
+								  "min")))
+		options[0] = 1;
+	if (!strcmp(st->name, "fuse") || !strcmp(st->name, "skew") ||
+	    (fusion && !strcmp(fusion, "max")))
+		options[1] = 1;
+	options[2] = (int)step_long(st, "outer-coincidence", options[2]);
+	options[3] = (int)step_long(st, "max-coefficient", options[3]);
+	m = memo_get(s, options);
+	if (!m->schedule)
+		return lk_error(ctx, LK_EINPUT, "%s: isl's scheduler found no "
+				"schedule: %s", st->name, m->error);
 	isl_schedule_free(*sched);
-	*sched = result;
+	*sched = isl_schedule_copy(m->schedule);
 	return 0;
 }
 
