@@ -204,6 +204,41 @@ static int verify(struct lk_ctx *ctx, struct job *job, struct unit *u,
 	return ret;
 }
 
+static int source_pending(const struct job *job, size_t source)
+{
+	size_t k;
+
+	for (k = 0; k < job->n; k++)
+		if (job->units[k].source == source &&
+		    !job->units[k].done_before)
+			return 1;
+	return 0;
+}
+
+/* The originals' checksums, once per source. */
+static void reference_one(struct job *job, size_t i)
+{
+	struct source_ref *ref = &job->refs[i];
+	const char *src = job->sw->sources.v[i];
+	struct lk_strv cflags = LK_STRV_INIT;
+	char tmpl[] = "/tmp/loopkit-gen-XXXXXX";
+	char *tmp = mkdtemp(tmpl);
+	struct lk_ctx ctx;
+
+	if (!source_pending(job, i) || !job->sw->gen.verify || !tmp) {
+		if (tmp)
+			rmdir(tmp);
+		return;
+	}
+	lk_ctx_init(&ctx);
+	parse_flags(job->sw, src, &cflags);
+	if (lk_gen_checksum(&ctx, src, tmp, job->sw->gen.verify_define,
+			    &cflags, &ref->sum))
+		ref->error = lk_strdup(ctx.msg);
+	rmdir(tmp);
+	lk_strv_release(&cflags);
+}
+
 /* One unit on its source's scop (NULL when the source is unsupported:
  * why is in 'why'). */
 static void generate(struct job *job, struct unit *u,
@@ -234,8 +269,6 @@ static void generate(struct job *job, struct unit *u,
 	lk_gen_result_free(r);
 }
 
-static void reference_one(void *arg, size_t i);
-
 static void unit_done(struct job *job, struct unit *u)
 {
 	pthread_mutex_lock(&job->lock);
@@ -245,9 +278,10 @@ static void unit_done(struct job *job, struct unit *u)
 }
 
 /*
- * Every pending unit of one source: the file is parsed and modelled
- * once (libclang and isl are most of a unit's own time), its
- * dependences computed once, then each chain transforms that model.
+ * Every pending unit of one source: the original's checksum and the
+ * parse, the model and its dependences are made once, then each chain
+ * transforms that model (isl's scheduler results are shared too, see
+ * transform.c).
  * Transformations copy the schedule and restore isl's options, so the
  * units do not see each other.
  */
@@ -283,42 +317,6 @@ static void run_source(void *arg, size_t i)
 	if (tmp)
 		rmdir(tmp);
 	lk_gen_scop_free(scop);
-	lk_strv_release(&cflags);
-}
-
-static int source_pending(const struct job *job, size_t source)
-{
-	size_t k;
-
-	for (k = 0; k < job->n; k++)
-		if (job->units[k].source == source &&
-		    !job->units[k].done_before)
-			return 1;
-	return 0;
-}
-
-/* The originals' checksums, once per source. */
-static void reference_one(void *arg, size_t i)
-{
-	struct job *job = arg;
-	struct source_ref *ref = &job->refs[i];
-	const char *src = job->sw->sources.v[i];
-	struct lk_strv cflags = LK_STRV_INIT;
-	char tmpl[] = "/tmp/loopkit-gen-XXXXXX";
-	char *tmp = mkdtemp(tmpl);
-	struct lk_ctx ctx;
-
-	if (!source_pending(job, i) || !job->sw->gen.verify || !tmp) {
-		if (tmp)
-			rmdir(tmp);
-		return;
-	}
-	lk_ctx_init(&ctx);
-	parse_flags(job->sw, src, &cflags);
-	if (lk_gen_checksum(&ctx, src, tmp, job->sw->gen.verify_define,
-			    &cflags, &ref->sum))
-		ref->error = lk_strdup(ctx.msg);
-	rmdir(tmp);
 	lk_strv_release(&cflags);
 }
 
