@@ -1,0 +1,78 @@
+/*
+ * Private to the kernelify step: what the kernel function declares
+ * (kernelify-decl.c, from libclang at the chosen dataset), the plan
+ * chosen on the isl model (kernelify.c) and its printing as a standalone
+ * benchmark (kernelify-emit.c).
+ */
+#ifndef LOOPKIT_GEN_KERNELIFY_H
+#define LOOPKIT_GEN_KERNELIFY_H
+
+#include <isl/aff.h>
+
+#include "gen-int.h"
+
+/* A parameter or local variable of the kernel function. */
+struct kfy_var {
+	char *name;
+	char *type;       /* the scalar or element type: "double" */
+	int array;        /* an array or pointer */
+	int known;        /* the call site gives its value */
+	int is_float;     /* value in fval, else in ival */
+	long long ival;
+	double fval;
+};
+
+struct kfy_decls {
+	struct kfy_var *vars;
+	size_t n, alloc;
+};
+
+/*
+ * Read the declarations of scop->function and the values its first call
+ * passes, with libclang and -D<define> added to the scop's flags.
+ */
+int kfy_decls_read(struct lk_ctx *ctx, const struct lk_gen_scop *s,
+		   const char *define, struct kfy_decls *d);
+void kfy_decls_release(struct kfy_decls *d);
+const struct kfy_var *kfy_decl_find(const struct kfy_decls *d,
+				    const char *name);
+
+/* One statement copy of the loop body: cK -> S[i], extended to all cK. */
+struct kfy_body {
+	int stmt;
+	isl_multi_aff *iters;
+};
+
+/* An array of the kernel: its extents, proved to hold every access. */
+struct kfy_array {
+	char *name;
+	int dims;         /* 0: a scalar */
+	long extent[8];
+	long touched;     /* distinct elements the loop touches */
+};
+
+struct kfy_plan {
+	char *loop;               /* the loop's iterator, "c3" */
+	int depth;                /* its schedule dimension */
+	long first, inc, trip;    /* for (loop = first; ...; loop += inc) */
+	long hotness, executions;
+	long natural_trip;        /* at the representative point */
+	long fixed[32];           /* the outer dimensions' values */
+	struct kfy_body *body;
+	size_t nbody;
+	struct kfy_array *arrays;
+	size_t narrays;
+	long working_set;         /* bytes */
+};
+
+void kfy_plan_release(struct kfy_plan *p);
+
+/* Print the standalone file (kernelify-emit.c). */
+LK_GIVE char *kfy_emit(const struct lk_gen_scop *s,
+		       const struct kfy_decls *d, const struct kfy_plan *p,
+		       const struct lk_gen_result *r, const char *size);
+
+/* Element size of a C scalar type name (8 when unknown). */
+long kfy_type_size(const char *type);
+
+#endif
