@@ -34,10 +34,13 @@ static const char prelude[] =
 	"#define floord(n, d) lk_floord(n, d)\n"
 	"#endif\n"
 	"\n"
+	"/* gcc's predictive commoning unrolls a loop with reuse across\n"
+	" * iterations by two and leaves a second loop for the rest. */\n"
 	"#if defined(__clang__)\n"
 	"#define LK_KERNEL __attribute__((noinline))\n"
 	"#else\n"
-	"#define LK_KERNEL __attribute__((noinline, noipa))\n"
+	"#define LK_KERNEL __attribute__((noinline, noipa, "
+	"optimize(\"no-predictive-commoning\")))\n"
 	"#endif\n\n";
 
 static int contains(const struct lk_strv *sv, const char *s)
@@ -91,6 +94,31 @@ static void scalar_value(struct lk_buf *b, const struct kfy_var *v)
 		lk_buf_addf(b, " = %lld;\n", v->known ? v->ival : 1);
 }
 
+/* "(double (*)[E1])((double *)lk_A + OFF)" when an index may be negative. */
+static void array_view(struct lk_buf *b, const struct kfy_array *a,
+		       const char *type)
+{
+	long off = 0;
+	int k;
+
+	for (k = 0; k < a->dims; k++)
+		off = off * a->extent[k] + a->offset[k];
+	if (!off) {
+		lk_buf_addf(b, "#define %s lk_%s\n", a->name, a->name);
+		return;
+	}
+	if (a->dims == 1) {
+		lk_buf_addf(b, "#define %s ((%s *)lk_%s + %ld)\n", a->name,
+			    type, a->name, off);
+		return;
+	}
+	lk_buf_addf(b, "#define %s ((%s (*)", a->name, type);
+	for (k = 1; k < a->dims; k++)
+		lk_buf_addf(b, "[%ld]", a->extent[k]);
+	lk_buf_addf(b, ")((%s *)lk_%s + %ld))\n", type, a->name, off);
+}
+
+/* Arrays and written scalars under lk_ names (a kernel's y1 is libm's). */
 static void array_decls(struct lk_buf *b, const struct kfy_decls *d,
 			const struct kfy_plan *p)
 {
@@ -101,15 +129,14 @@ static void array_decls(struct lk_buf *b, const struct kfy_decls *d,
 		const struct kfy_array *a = &p->arrays[i];
 		const struct kfy_var *v = kfy_decl_find(d, a->name);
 
-		/* Kernel names may be libm's (y1, gamma): renamed. */
-		lk_buf_addf(b, "#define %s lk_%s\nstatic %s %s", a->name,
-			    a->name, v->type, a->name);
+		lk_buf_addf(b, "static %s lk_%s", v->type, a->name);
 		for (k = 0; k < a->dims; k++)
 			lk_buf_addf(b, "[%ld]", a->extent[k]);
 		if (a->dims)
 			lk_buf_adds(b, ";\n");
 		else
 			scalar_value(b, v);
+		array_view(b, a, v->type);
 	}
 }
 
@@ -144,10 +171,11 @@ static void scalar_decls(struct lk_buf *b, const struct lk_gen_scop *s,
 				if (v && !v->array && !find_array(p, word) &&
 				    !contains(done, word)) {
 					lk_strv_push(done, word);
-					lk_buf_addf(b, "#define %s lk_%s\n"
-						    "static %s %s", word, word,
+					lk_buf_addf(b, "static %s lk_%s",
 						    v->type, word);
 					scalar_value(b, v);
+					lk_buf_addf(b, "#define %s lk_%s\n",
+						    word, word);
 				}
 				free(word);
 			}
@@ -193,11 +221,33 @@ static void body(struct lk_buf *b, const struct lk_gen_scop *s,
 	}
 }
 
+/* Does a statement of the body use the conditional operator? */
+static int selects(const struct lk_gen_scop *s, const struct kfy_plan *p)
+{
+	size_t i, j;
+
+	for (i = 0; i < p->nbody; i++) {
+		const struct lk_gen_stmt *st = &s->stmts[p->body[i].stmt];
+
+		for (j = 0; j < st->npieces; j++)
+			if (st->pieces[j].text && strchr(st->pieces[j].text,
+							 '?'))
+				return 1;
+	}
+	return 0;
+}
+
 static void kernel(struct lk_buf *b, const struct lk_gen_scop *s,
 		   const struct kfy_plan *p, const struct lk_gen_result *r)
 {
 	lk_buf_addf(b, "LK_KERNEL void %s(void)\n{\n\tlong %s;\n\n",
 		    s->function, p->loop);
+	/* clang unrolls a running maximum kept in memory and turns the
+	 * last select into a branch: two back edges to one header. */
+	if (p->accumulates && selects(s, p))
+		lk_buf_adds(b, "#if defined(__clang__)\n"
+			       "#pragma clang loop unroll(disable)\n"
+			       "#endif\n");
 	if (r->vector_hint)
 		lk_buf_adds(b, r->vector_hint == 2 ? "#pragma omp simd\n"
 						   : "#pragma GCC ivdep\n");
@@ -221,8 +271,8 @@ static void init_and_sum(struct lk_buf *b, const struct kfy_decls *d,
 
 		if (!a->dims)
 			continue;
-		lk_buf_addf(b, "\tfor (i = 0; i < sizeof(%s) / sizeof(%s); "
-			    "i++)\n\t\t((%s *)%s)[i] = ", a->name, t, t,
+		lk_buf_addf(b, "\tfor (i = 0; i < sizeof(lk_%s) / sizeof(%s); "
+			    "i++)\n\t\t((%s *)lk_%s)[i] = ", a->name, t, t,
 			    a->name);
 		if (is_float_type(t))
 			lk_buf_addf(b, "(%s)(i %% 61 + 1) / 61;\n", t);
@@ -233,8 +283,9 @@ static void init_and_sum(struct lk_buf *b, const struct kfy_decls *d,
 		       "\tuint64_t h = UINT64_C(0xcbf29ce484222325);\n"
 		       "\tconst unsigned char *c;\n\tsize_t i;\n\n");
 	for (i = 0; i < p->narrays; i++)
-		lk_buf_addf(b, "\tfor (c = (const unsigned char *)&%s, i = 0; "
-			    "i < sizeof(%s); i++)\n\t\th = (h ^ c[i]) * "
+		lk_buf_addf(b, "\tfor (c = (const unsigned char *)&lk_%s, "
+			    "i = 0; i < sizeof(lk_%s); i++)\n\t\th = (h ^ "
+			    "c[i]) * "
 			    "UINT64_C(0x100000001b3);\n", p->arrays[i].name,
 			    p->arrays[i].name);
 	lk_buf_adds(b, "\treturn h;\n}\n\n");

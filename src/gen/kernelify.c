@@ -565,7 +565,11 @@ struct sizing {
 	int bad;                  /* 1 negative index, 2 unknown array */
 };
 
-/* One array's image: extents from its bounding box, proved to hold it. */
+/*
+ * One array's image: extents from its bounding box, the offsets that
+ * make a negative index land inside, and the proof that the box holds
+ * every element touched.
+ */
 static isl_stat size_array(isl_set *image, void *user)
 {
 	struct sizing *sz = user;
@@ -586,15 +590,17 @@ static isl_stat size_array(isl_set *image, void *user)
 	a->dims = dims;
 	box = isl_set_universe(isl_set_get_space(image));
 	for (d = 0; d < dims; d++) {
-		if (dim_bounds(image, d, &lo, &hi) || lo < 0)
-			sz->bad = 1;
-		a->extent[d] = hi + 1;
-		box = isl_set_lower_bound_si(box, isl_dim_set, (unsigned)d, 0);
+		if (dim_bounds(image, d, &lo, &hi))
+			sz->bad = 2;
+		a->offset[d] = lo < 0 ? -lo : 0;
+		a->extent[d] = hi + a->offset[d] + 1;
+		box = isl_set_lower_bound_si(box, isl_dim_set, (unsigned)d,
+					     (int)-a->offset[d]);
 		box = isl_set_upper_bound_si(box, isl_dim_set, (unsigned)d,
 					     (int)hi);
 	}
 	if (isl_set_is_subset(image, box) != isl_bool_true)
-		sz->bad = 1;
+		sz->bad = 2;
 	isl_set_free(box);
 	a->touched = count(image);
 	sz->bytes += a->touched * kfy_type_size(elem_type(sz->k, name));
@@ -612,7 +618,7 @@ static void arrays_release(struct kfy_plan *p)
 	p->narrays = 0;
 }
 
-/* Size the arrays for a window: 0 fine, 1 an index < 0, 2 unusable. */
+/* Size the arrays for a window: 0 fine, 2 unusable. */
 static int size_window(struct kfy *k, struct kfy_plan *p, long first,
 		       long trip)
 {
@@ -634,20 +640,17 @@ static int size_window(struct kfy *k, struct kfy_plan *p, long first,
 	return bad ? 2 : sz.bad;
 }
 
-/* The window from the loop's start, else the one ending at its end. */
-static int fits(struct kfy *k, struct kfy_plan *p, long lo, long hi,
-		long trip)
+/* 0 fits, 2 unusable, 3 over the L1 budget. */
+static int fits(struct kfy *k, struct kfy_plan *p, long first, long trip)
 {
-	int r = size_window(k, p, lo, trip);
+	int r = size_window(k, p, first, trip);
 
-	if (r == 1)
-		r = size_window(k, p, hi - (trip - 1) * p->inc, trip);
 	return r ? r : p->working_set <= k->l1 ? 0 : 3;
 }
 
 /* The longest trip count, a multiple of the granule, that fits. */
 static int choose_trip(struct kfy *k, const struct cand *c,
-		       struct kfy_plan *p, long lo, long hi)
+		       struct kfy_plan *p, long first)
 {
 	long g = k->granule, low = (TRIP_MIN + g - 1) / g, high = TRIP_MAX / g;
 	long best = 0, mid;
@@ -657,7 +660,7 @@ static int choose_trip(struct kfy *k, const struct cand *c,
 		high = low;
 	while (low <= high) {
 		mid = low + (high - low) / 2;
-		r = fits(k, p, lo, hi, mid * g);
+		r = fits(k, p, first, mid * g);
 		if (r == 2)
 			return fail(k, c, "an access is not an affine function "
 				    "of the iterators, or its array's type is "
@@ -670,10 +673,129 @@ static int choose_trip(struct kfy *k, const struct cand *c,
 			high = mid - 1;
 	}
 	if (!best)
-		return fail(k, c, "no trip count of at least 256 keeps every "
-			    "index at or above 0 and the working set within "
-			    "l1");
-	return fits(k, p, lo, hi, best * g) ? fail(k, c, "internal") : 0;
+		return fail(k, c, "even the smallest trip count (256) has a "
+			    "working set above l1");
+	return fits(k, p, first, best * g) ? fail(k, c, "internal") : 0;
+}
+
+/* ---- Elements both loop-invariant and reached by a moving access. ---- */
+
+struct conflicts {
+	struct kfy *k;
+	isl_multi_aff *iters;
+	int write;
+	isl_multi_aff **h;        /* cK -> A[...], every access of the body */
+	int *writes;
+	size_t n;
+};
+
+static isl_stat note_access(isl_basic_map *access, void *user)
+{
+	struct conflicts *cf = user;
+	isl_multi_aff *f = access_function(cf->k,
+					   isl_map_from_basic_map(access));
+
+	if (!f)
+		return isl_stat_ok;
+	cf->h = lk_reallocarray(cf->h, cf->n + 1, sizeof(*cf->h));
+	cf->writes = lk_reallocarray(cf->writes, cf->n + 1,
+				     sizeof(*cf->writes));
+	cf->h[cf->n] = isl_multi_aff_pullback_multi_aff(
+		f, isl_multi_aff_copy(cf->iters));
+	cf->writes[cf->n++] = cf->write;
+	return isl_stat_ok;
+}
+
+static isl_stat note_accesses(isl_map *m, void *user)
+{
+	isl_stat r = isl_map_foreach_basic_map(m, note_access, user);
+
+	isl_map_free(m);
+	return r;
+}
+
+static int invariant(isl_multi_aff *h)
+{
+	isl_size n = isl_multi_aff_dim(h, isl_dim_out), i;
+	int inv = 1;
+
+	for (i = 0; inv && i < n; i++) {
+		isl_aff *a = isl_multi_aff_get_aff(h, i);
+
+		inv = isl_aff_involves_dims(a, isl_dim_in, 0, 1) ==
+		      isl_bool_false;
+		isl_aff_free(a);
+	}
+	return inv;
+}
+
+static int same_array(isl_multi_aff *a, isl_multi_aff *b)
+{
+	const char *x = isl_multi_aff_get_tuple_name(a, isl_dim_out);
+	const char *y = isl_multi_aff_get_tuple_name(b, isl_dim_out);
+
+	return x && y && !strcmp(x, y);
+}
+
+/* The last iteration at or after lo where the moving access 'mv' meets
+ * the element the invariant access 'inv' always touches; lo - 1 if none. */
+static long meets(isl_multi_aff *inv, isl_multi_aff *mv, long lo)
+{
+	isl_space *sp = isl_space_domain(isl_multi_aff_get_space(inv));
+	isl_set *elem = isl_set_apply(isl_set_universe(sp),
+				      isl_map_from_multi_aff(
+					      isl_multi_aff_copy(inv)));
+	isl_set *at = isl_set_preimage_multi_aff(elem,
+						 isl_multi_aff_copy(mv));
+	long min, max;
+
+	at = isl_set_lower_bound_si(at, isl_dim_set, 0, (int)lo);
+	if (isl_set_is_empty(at) != isl_bool_false ||
+	    dim_bounds(at, 0, &min, &max))
+		max = lo - 1;
+	isl_set_free(at);
+	return max;
+}
+
+/*
+ * A compiler splits, versions or peels a loop where an element written
+ * (or read) at every iteration is also reached by a moving access
+ * (floyd-warshall's paths[k][k] at j = k): start after the last such
+ * iteration, keeping the stride.
+ */
+static long past_conflicts(struct kfy *k, struct kfy_plan *p, long lo)
+{
+	struct conflicts cf = {.k = k};
+	long last = lo - 1, at;
+	size_t i, j;
+
+	for (i = 0; i < p->nbody; i++) {
+		const struct lk_gen_stmt *st = &k->s->stmts[p->body[i].stmt];
+
+		cf.iters = p->body[i].iters;
+		cf.write = 1;
+		isl_union_map_foreach_map(st->writes, note_accesses, &cf);
+		cf.write = 0;
+		isl_union_map_foreach_map(st->reads, note_accesses, &cf);
+	}
+	for (i = 0; i < cf.n; i++)
+		p->accumulates |= cf.writes[i] && invariant(cf.h[i]) &&
+				  isl_multi_aff_dim(cf.h[i], isl_dim_out) > 0;
+	for (i = 0; i < cf.n; i++)
+		for (j = 0; j < cf.n; j++) {
+			if (i == j || !(cf.writes[i] || cf.writes[j]) ||
+			    !invariant(cf.h[i]) || invariant(cf.h[j]) ||
+			    !same_array(cf.h[i], cf.h[j]))
+				continue;
+			at = meets(cf.h[i], cf.h[j], lo);
+			if (at > last)
+				last = at;
+		}
+	for (i = 0; i < cf.n; i++)
+		isl_multi_aff_free(cf.h[i]);
+	free(cf.h);
+	free(cf.writes);
+	return lo + (last - lo + p->inc) / p->inc * p->inc;
 }
 
 static long loop_inc(isl_ast_node *loop)
@@ -733,7 +855,9 @@ static int plan_candidate(struct kfy *k, const struct cand *c,
 		return fail(k, c, "no representative iteration");
 	ret = plan_body(k, c, p);
 	if (!ret)
-		ret = choose_trip(k, c, p, lo, hi);
+		lo = past_conflicts(k, p, lo);
+	if (!ret)
+		ret = choose_trip(k, c, p, lo);
 	return ret;
 }
 

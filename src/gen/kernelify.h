@@ -48,6 +48,7 @@ struct kfy_array {
 	char *name;
 	int dims;         /* 0: a scalar */
 	long extent[8];
+	long offset[8];   /* added to each index: -(its minimum) if < 0 */
 	long touched;     /* distinct elements the loop touches */
 };
 
@@ -63,6 +64,7 @@ struct kfy_plan {
 	struct kfy_array *arrays;
 	size_t narrays;
 	long working_set;         /* bytes */
+	int accumulates;          /* writes one array element throughout */
 };
 
 void kfy_plan_release(struct kfy_plan *p);
