@@ -593,6 +593,8 @@ static isl_stat size_array(isl_set *image, void *user)
 		if (dim_bounds(image, d, &lo, &hi))
 			sz->bad = 2;
 		a->offset[d] = lo < 0 ? -lo : 0;
+		if (lo < 0 && sz->p->offsets < 1 + (d > 0))
+			sz->p->offsets = 1 + (d > 0);
 		a->extent[d] = hi + a->offset[d] + 1;
 		box = isl_set_lower_bound_si(box, isl_dim_set, (unsigned)d,
 					     (int)-a->offset[d]);
@@ -628,6 +630,7 @@ static int size_window(struct kfy *k, struct kfy_plan *p, long first,
 	int bad;
 
 	arrays_release(p);
+	p->offsets = 0;
 	all = touched(k, p, w, &bad);
 	p->arrays = lk_calloc((size_t)isl_union_set_n_set(all) + 1,
 			      sizeof(*p->arrays));
@@ -640,17 +643,47 @@ static int size_window(struct kfy *k, struct kfy_plan *p, long first,
 	return bad ? 2 : sz.bad;
 }
 
-/* 0 fits, 2 unusable, 3 over the L1 budget. */
-static int fits(struct kfy *k, struct kfy_plan *p, long first, long trip)
+/* Does the window [first, first + (trip - 1) inc] meet a conflict? */
+static int conflicting(struct kfy *k, const struct kfy_plan *p, long first,
+		       long trip)
 {
+	isl_set *w = window_of(k, first, p->inc, trip);
+	isl_bool disjoint = isl_set_is_disjoint(w, p->conflicts);
+
+	isl_set_free(w);
+	return disjoint != isl_bool_true;
+}
+
+/*
+ * 0 fits, 1 unusable at this trip count, 2 unusable, 3 over the L1
+ * budget. The window from the loop's start, else the one ending at its
+ * end (decreasing subscripts, as in deriche's j = -c1), else the first
+ * with offsets, which C allows only on the outermost dimension (a
+ * pointer into the array; a negative index into an inner array type is
+ * undefined even inside the object).
+ */
+static int fits(struct kfy *k, struct kfy_plan *p, long first, long hi,
+		long trip)
+{
+	long end = hi - (trip - 1) * p->inc;
 	int r = size_window(k, p, first, trip);
 
-	return r ? r : p->working_set <= k->l1 ? 0 : 3;
+	if (r || !p->offsets)
+		return r ? r : p->working_set <= k->l1 ? 0 : 3;
+	if (!conflicting(k, p, end, trip)) {
+		r = size_window(k, p, end, trip);
+		if (!r && !p->offsets)
+			return p->working_set <= k->l1 ? 0 : 3;
+	}
+	r = size_window(k, p, first, trip);
+	if (r || p->offsets > 1)
+		return r ? r : 1;
+	return p->working_set <= k->l1 ? 0 : 3;
 }
 
 /* The longest trip count, a multiple of the granule, that fits. */
 static int choose_trip(struct kfy *k, const struct cand *c,
-		       struct kfy_plan *p, long first)
+		       struct kfy_plan *p, long first, long hi)
 {
 	long g = k->granule, low = (TRIP_MIN + g - 1) / g, high = TRIP_MAX / g;
 	long best = 0, mid;
@@ -660,7 +693,7 @@ static int choose_trip(struct kfy *k, const struct cand *c,
 		high = low;
 	while (low <= high) {
 		mid = low + (high - low) / 2;
-		r = fits(k, p, first, mid * g);
+		r = fits(k, p, first, hi, mid * g);
 		if (r == 2)
 			return fail(k, c, "an access is not an affine function "
 				    "of the iterators, or its array's type is "
@@ -674,8 +707,9 @@ static int choose_trip(struct kfy *k, const struct cand *c,
 	}
 	if (!best)
 		return fail(k, c, "even the smallest trip count (256) has a "
-			    "working set above l1");
-	return fits(k, p, first, best * g) ? fail(k, c, "internal") : 0;
+			    "working set above l1, or an index below 0 in "
+			    "an inner dimension");
+	return fits(k, p, first, hi, best * g) ? fail(k, c, "internal") : 0;
 }
 
 /* ---- Elements both loop-invariant and reached by a moving access. ---- */
@@ -737,36 +771,30 @@ static int same_array(isl_multi_aff *a, isl_multi_aff *b)
 	return x && y && !strcmp(x, y);
 }
 
-/* The last iteration at or after lo where the moving access 'mv' meets
- * the element the invariant access 'inv' always touches; lo - 1 if none. */
-static long meets(isl_multi_aff *inv, isl_multi_aff *mv, long lo)
+/* The iterations where the moving access 'mv' meets the element the
+ * invariant access 'inv' always touches. */
+static isl_set *meets(isl_multi_aff *inv, isl_multi_aff *mv)
 {
 	isl_space *sp = isl_space_domain(isl_multi_aff_get_space(inv));
 	isl_set *elem = isl_set_apply(isl_set_universe(sp),
 				      isl_map_from_multi_aff(
 					      isl_multi_aff_copy(inv)));
-	isl_set *at = isl_set_preimage_multi_aff(elem,
-						 isl_multi_aff_copy(mv));
-	long min, max;
 
-	at = isl_set_lower_bound_si(at, isl_dim_set, 0, (int)lo);
-	if (isl_set_is_empty(at) != isl_bool_false ||
-	    dim_bounds(at, 0, &min, &max))
-		max = lo - 1;
-	isl_set_free(at);
-	return max;
+	return isl_set_preimage_multi_aff(elem, isl_multi_aff_copy(mv));
 }
 
 /*
  * A compiler splits, versions or peels a loop where an element written
  * (or read) at every iteration is also reached by a moving access
- * (floyd-warshall's paths[k][k] at j = k): start after the last such
- * iteration, keeping the stride.
+ * (floyd-warshall's paths[k][k] at j = k): p->conflicts gets those
+ * iterations, and the window will start after the last one past lo,
+ * keeping the stride (returned).
  */
 static long past_conflicts(struct kfy *k, struct kfy_plan *p, long lo)
 {
 	struct conflicts cf = {.k = k};
-	long last = lo - 1, at;
+	isl_set *after;
+	long last = lo - 1, min;
 	size_t i, j;
 
 	for (i = 0; i < p->nbody; i++) {
@@ -778,23 +806,28 @@ static long past_conflicts(struct kfy *k, struct kfy_plan *p, long lo)
 		cf.write = 0;
 		isl_union_map_foreach_map(st->reads, note_accesses, &cf);
 	}
+	p->conflicts = isl_set_empty(isl_space_domain(
+		isl_multi_aff_get_space(p->body[0].iters)));
 	for (i = 0; i < cf.n; i++)
 		p->accumulates |= cf.writes[i] && invariant(cf.h[i]) &&
 				  isl_multi_aff_dim(cf.h[i], isl_dim_out) > 0;
 	for (i = 0; i < cf.n; i++)
-		for (j = 0; j < cf.n; j++) {
-			if (i == j || !(cf.writes[i] || cf.writes[j]) ||
-			    !invariant(cf.h[i]) || invariant(cf.h[j]) ||
-			    !same_array(cf.h[i], cf.h[j]))
-				continue;
-			at = meets(cf.h[i], cf.h[j], lo);
-			if (at > last)
-				last = at;
-		}
+		for (j = 0; j < cf.n; j++)
+			if (i != j && (cf.writes[i] || cf.writes[j]) &&
+			    invariant(cf.h[i]) && !invariant(cf.h[j]) &&
+			    same_array(cf.h[i], cf.h[j]))
+				p->conflicts = isl_set_union(
+					p->conflicts, meets(cf.h[i], cf.h[j]));
 	for (i = 0; i < cf.n; i++)
 		isl_multi_aff_free(cf.h[i]);
 	free(cf.h);
 	free(cf.writes);
+	after = isl_set_lower_bound_si(isl_set_copy(p->conflicts),
+				       isl_dim_set, 0, (int)lo);
+	if (isl_set_is_empty(after) == isl_bool_false &&
+	    dim_bounds(after, 0, &min, &last))
+		last = lo - 1;
+	isl_set_free(after);
 	return lo + (last - lo + p->inc) / p->inc * p->inc;
 }
 
@@ -857,7 +890,7 @@ static int plan_candidate(struct kfy *k, const struct cand *c,
 	if (!ret)
 		lo = past_conflicts(k, p, lo);
 	if (!ret)
-		ret = choose_trip(k, c, p, lo);
+		ret = choose_trip(k, c, p, lo, hi);
 	return ret;
 }
 
@@ -869,6 +902,7 @@ void kfy_plan_release(struct kfy_plan *p)
 	for (i = 0; i < p->nbody; i++)
 		isl_multi_aff_free(p->body[i].iters);
 	free(p->body);
+	isl_set_free(p->conflicts);
 	arrays_release(p);
 	memset(p, 0, sizeof(*p));
 }

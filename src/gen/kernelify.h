@@ -65,6 +65,9 @@ struct kfy_plan {
 	size_t narrays;
 	long working_set;         /* bytes */
 	int accumulates;          /* writes one array element throughout */
+	int offsets;              /* 1: an index < 0 in a first dimension,
+				   * 2: in an inner one */
+	isl_set *conflicts;       /* iterations a compiler would split at */
 };
 
 void kfy_plan_release(struct kfy_plan *p);
