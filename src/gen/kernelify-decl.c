@@ -1,6 +1,7 @@
 /*
  * The kernel function's declarations, for the standalone micro-kernel:
- * each parameter's and local's scalar (or element) type, and the values
+ * each parameter's, local's and file-scope variable's scalar (or
+ * element) type, and the values
  * the first call of the function passes (main's kernel_x(NI, NJ, 1.5,
  * ...) read at the chosen dataset), by libclang.
  */
@@ -15,8 +16,8 @@
 struct decl_walk {
 	const struct lk_gen_scop *scop;
 	struct kfy_decls *decls;
-	size_t nparams;           /* the function's, first in decls */
-	int found_call;
+	size_t param_base, nparams;   /* the function's, in decls */
+	int found_function, found_call;
 };
 
 static char *cx_take(CXString s)
@@ -28,7 +29,7 @@ static char *cx_take(CXString s)
 	return copy;
 }
 
-static void add_var(struct decl_walk *dw, CXCursor c)
+static void add_var(struct decl_walk *dw, CXCursor c, int global)
 {
 	struct kfy_decls *d = dw->decls;
 	CXType t = clang_getCanonicalType(clang_getCursorType(c));
@@ -56,6 +57,7 @@ static void add_var(struct decl_walk *dw, CXCursor c)
 	v->name = cx_take(clang_getCursorSpelling(c));
 	v->type = cx_take(clang_getTypeSpelling(clang_getUnqualifiedType(t)));
 	v->array = array;
+	v->global = global;
 }
 
 static enum CXChildVisitResult locals(CXCursor c, CXCursor parent,
@@ -63,7 +65,7 @@ static enum CXChildVisitResult locals(CXCursor c, CXCursor parent,
 {
 	(void)parent;
 	if (clang_getCursorKind(c) == CXCursor_VarDecl)
-		add_var(data, c);
+		add_var(data, c, 0);
 	return CXChildVisit_Recurse;
 }
 
@@ -71,9 +73,11 @@ static void read_function(struct decl_walk *dw, CXCursor fn)
 {
 	int i, n = clang_Cursor_getNumArguments(fn);
 
+	dw->found_function = 1;
+	dw->param_base = dw->decls->n;
 	for (i = 0; i < n; i++)
-		add_var(dw, clang_Cursor_getArgument(fn, (unsigned)i));
-	dw->nparams = dw->decls->n;
+		add_var(dw, clang_Cursor_getArgument(fn, (unsigned)i), 0);
+	dw->nparams = (size_t)n;
 	clang_visitChildren(fn, locals, dw);
 }
 
@@ -82,7 +86,7 @@ static void read_call(struct decl_walk *dw, CXCursor call)
 	int i, n = clang_Cursor_getNumArguments(call);
 
 	for (i = 0; i < n && (size_t)i < dw->nparams; i++) {
-		struct kfy_var *v = &dw->decls->vars[i];
+		struct kfy_var *v = &dw->decls->vars[dw->param_base + i];
 		CXEvalResult e = clang_Cursor_Evaluate(
 			clang_Cursor_getArgument(call, (unsigned)i));
 
@@ -120,8 +124,13 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent,
 	if (clang_getCursorKind(parent) == CXCursor_TranslationUnit &&
 	    !clang_Location_isFromMainFile(clang_getCursorLocation(c)))
 		return CXChildVisit_Continue;
+	if (k == CXCursor_VarDecl &&
+	    clang_getCursorKind(parent) == CXCursor_TranslationUnit) {
+		add_var(dw, c, 1);
+		return CXChildVisit_Continue;
+	}
 	if (k == CXCursor_FunctionDecl && clang_isCursorDefinition(c) &&
-	    named(c, dw->scop->function) && !dw->decls->n) {
+	    named(c, dw->scop->function) && !dw->found_function) {
 		read_function(dw, c);
 		return CXChildVisit_Continue;
 	}
@@ -170,7 +179,7 @@ int kfy_decls_read(struct lk_ctx *ctx, const struct lk_gen_scop *s,
 	else
 		clang_visitChildren(clang_getTranslationUnitCursor(tu), visit,
 				    &dw);
-	if (!ret && !d->n)
+	if (!ret && !dw.found_function)
 		ret = lk_error(ctx, LK_EINPUT, "kernelify: %s: no definition "
 			       "of %s", s->file, s->function);
 	if (tu)
@@ -192,15 +201,20 @@ void kfy_decls_release(struct kfy_decls *d)
 	memset(d, 0, sizeof(*d));
 }
 
+/* The kernel function's own declarations shadow the file's. */
 const struct kfy_var *kfy_decl_find(const struct kfy_decls *d,
 				    const char *name)
 {
+	const struct kfy_var *global = NULL;
 	size_t i;
 
 	for (i = 0; i < d->n; i++)
-		if (!strcmp(d->vars[i].name, name))
-			return &d->vars[i];
-	return NULL;
+		if (!strcmp(d->vars[i].name, name)) {
+			if (!d->vars[i].global)
+				return &d->vars[i];
+			global = global ? global : &d->vars[i];
+		}
+	return global;
 }
 
 long kfy_type_size(const char *type)

@@ -16,6 +16,7 @@ struct kfy_var {
 	char *name;
 	char *type;       /* the scalar or element type: "double" */
 	int array;        /* an array or pointer */
+	int global;       /* declared at file scope */
 	int known;        /* the call site gives its value */
 	int is_float;     /* value in fval, else in ival */
 	long long ival;
