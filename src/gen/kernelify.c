@@ -26,38 +26,6 @@
 
 #define L1_DEFAULT 32768
 #define GRANULE_DEFAULT 64
-/* Below this gcc and clang may unroll the (vectorised) loop away. */
-#define TRIP_MIN 256
-#define TRIP_MAX 8192
-#define KFY_DEPTH_MAX 32
-
-/* A user node of the AST: which statement, which instances, where. */
-struct kuser {
-	int stmt;
-	isl_map *sched;   /* S[i] -> [c0, ..., cn], sizes fixed */
-	long executions;
-};
-
-/* An innermost loop of the AST. */
-struct cand {
-	isl_ast_node *loop;
-	int depth;
-	long hotness, executions;
-	struct kuser **users;     /* the body's, in order */
-	size_t nusers;
-};
-
-struct kfy {
-	struct lk_ctx *ctx;
-	struct lk_gen_scop *s;
-	struct kfy_decls decls;
-	isl_set *sizes;           /* the size symbols' values */
-	long l1, granule;
-	struct cand *cands;
-	size_t ncands, alloc;
-	char *names[KFY_DEPTH_MAX];  /* loop iterators by dimension */
-	int failed;
-};
 
 static long step_value(const struct lk_gen_step *st, const char *key,
 		       long dflt)
@@ -80,7 +48,7 @@ static long val_long(isl_val *v, int *ok)
 	return n;
 }
 
-static long count(isl_set *set)
+long kfy_count(isl_set *set)
 {
 	int ok = 1;
 	long n = val_long(isl_set_count_val(set), &ok);
@@ -90,7 +58,7 @@ static long count(isl_set *set)
 }
 
 /* Minimum and maximum of dimension d of a bounded set: 0, else -1. */
-static int dim_bounds(isl_set *set, int d, long *min, long *max)
+int kfy_dim_bounds(isl_set *set, int d, long *min, long *max)
 {
 	isl_aff *a = isl_aff_var_on_domain(
 		isl_local_space_from_space(isl_set_get_space(set)),
@@ -103,7 +71,7 @@ static int dim_bounds(isl_set *set, int d, long *min, long *max)
 	return ok ? 0 : -1;
 }
 
-static isl_map *fix_map(struct kfy *k, isl_map *m)
+isl_map *kfy_fix_sizes(struct kfy *k, isl_map *m)
 {
 	isl_size np = isl_map_dim(m, isl_dim_param);
 
@@ -171,11 +139,11 @@ static isl_ast_node *at_domain(isl_ast_node *node, isl_ast_build *build,
 	const char *name;
 	isl_id *id;
 
-	u->sched = fix_map(k, isl_map_from_union_map(um));
+	u->sched = kfy_fix_sizes(k, isl_map_from_union_map(um));
 	u->sched = isl_map_reset_tuple_id(u->sched, isl_dim_out);
 	name = isl_map_get_tuple_name(u->sched, isl_dim_in);
 	u->stmt = name ? atoi(name + 1) : -1;
-	u->executions = count(isl_map_domain(isl_map_copy(u->sched)));
+	u->executions = kfy_count(isl_map_domain(isl_map_copy(u->sched)));
 	if (u->stmt < 0 || (size_t)u->stmt >= k->s->nstmts ||
 	    u->executions < 0)
 		k->failed = 1;
@@ -340,14 +308,14 @@ static int representative(struct kfy *k, const struct cand *c,
 	for (d = 0; !ret && d < c->depth; d++) {
 		isl_set *past;
 
-		if (dim_bounds(outer, d, &lo, &hi)) {
+		if (kfy_dim_bounds(outer, d, &lo, &hi)) {
 			ret = -1;
 			break;
 		}
 		past = isl_set_lower_bound_si(isl_set_copy(outer),
 					      isl_dim_set, (unsigned)d,
 					      lo + (hi - lo) / 2);
-		ret = dim_bounds(past, d, &p->fixed[d], &hi);
+		ret = kfy_dim_bounds(past, d, &p->fixed[d], &hi);
 		isl_set_free(past);
 		outer = isl_set_fix_si(outer, isl_dim_set, (unsigned)d,
 				       p->fixed[d]);
@@ -377,8 +345,9 @@ static isl_map *at_point(const struct kuser *u, const struct kfy_plan *p)
  */
 static isl_multi_aff *extend(isl_map *inst)
 {
-	isl_map *f = isl_map_from_basic_map(isl_map_affine_hull(
-		isl_map_copy(inst)));
+	/* Without its strides (c2 = 4e): the function holds on them. */
+	isl_map *f = isl_map_from_basic_map(isl_basic_map_remove_divs(
+		isl_map_affine_hull(isl_map_copy(inst))));
 	isl_pw_multi_aff *pma;
 	isl_multi_aff *ma = NULL;
 	isl_bool ok;
@@ -422,13 +391,13 @@ static int natural_range(const struct cand *c, struct kfy_plan *p,
 
 		r = r ? isl_set_union(r, one) : one;
 	}
-	ret = dim_bounds(r, 0, lo, hi);
-	p->natural_trip = ret ? 0 : count(isl_set_copy(r));
+	ret = kfy_dim_bounds(r, 0, lo, hi);
+	p->natural_trip = ret ? 0 : kfy_count(isl_set_copy(r));
 	isl_set_free(r);
 	return ret;
 }
 
-static int fail(struct kfy *k, const struct cand *c, const char *why)
+int kfy_fail(struct kfy *k, const struct cand *c, const char *why)
 {
 	lk_error(k->ctx, LK_EINPUT, "kernelify: no innermost loop "
 		 "qualifies; the last tried (dimension %d, hotness %ld): %s",
@@ -446,389 +415,12 @@ static int plan_body(struct kfy *k, const struct cand *c,
 		p->body[i].stmt = c->users[i]->stmt;
 		p->body[i].iters = extend(at_point(c->users[i], p));
 		if (!p->body[i].iters)
-			return fail(k, c, "a statement's iterators are not "
+			return kfy_fail(k, c, "a statement's iterators are not "
 				    "affine in the loop's iterator at the "
 				    "representative point");
 		p->nbody++;
 	}
 	return 0;
-}
-
-/* ---- Accesses, extents, the working set. ---- */
-
-static isl_stat first_piece(isl_set *set, isl_multi_aff *ma, void *user)
-{
-	isl_multi_aff **out = user;
-
-	isl_set_free(set);
-	if (*out)
-		isl_multi_aff_free(ma);
-	else
-		*out = ma;
-	return isl_stat_ok;
-}
-
-/* The access function of one access relation (one affine piece), or
- * NULL. */
-static isl_multi_aff *access_function(struct kfy *k, isl_map *access)
-{
-	isl_pw_multi_aff *pma;
-	isl_multi_aff *ma = NULL;
-
-	access = fix_map(k, access);
-	if (isl_map_is_single_valued(access) != isl_bool_true) {
-		isl_map_free(access);
-		return NULL;
-	}
-	pma = isl_pw_multi_aff_from_map(access);
-	if (isl_pw_multi_aff_n_piece(pma) == 1)
-		isl_pw_multi_aff_foreach_piece(pma, first_piece, &ma);
-	isl_pw_multi_aff_free(pma);
-	return ma;
-}
-
-struct images {
-	struct kfy *k;
-	isl_set *window;
-	isl_multi_aff *iters;
-	isl_union_set *all;
-	int bad;
-};
-
-static isl_stat add_access(isl_basic_map *access, void *user)
-{
-	struct images *im = user;
-	isl_multi_aff *f = access_function(im->k,
-					   isl_map_from_basic_map(access));
-
-	if (!f) {
-		im->bad = 1;
-		return isl_stat_ok;
-	}
-	f = isl_multi_aff_pullback_multi_aff(f, isl_multi_aff_copy(im->iters));
-	im->all = isl_union_set_add_set(im->all, isl_set_apply(
-		isl_set_copy(im->window), isl_map_from_multi_aff(f)));
-	return isl_stat_ok;
-}
-
-/* An array's accesses by one statement: one basic map per access (or
- * per convex part of its domain). */
-static isl_stat add_image(isl_map *accesses, void *user)
-{
-	isl_stat r = isl_map_foreach_basic_map(accesses, add_access, user);
-
-	isl_map_free(accesses);
-	return r;
-}
-
-/* Every element the window's iterations touch, by array. */
-static isl_union_set *touched(struct kfy *k, const struct kfy_plan *p,
-			      isl_set *window, int *bad)
-{
-	struct images im = {k, window, NULL,
-			    isl_union_set_empty(isl_set_get_space(window)), 0};
-	size_t i;
-
-	for (i = 0; i < p->nbody; i++) {
-		const struct lk_gen_stmt *st = &k->s->stmts[p->body[i].stmt];
-
-		im.iters = p->body[i].iters;
-		isl_union_map_foreach_map(st->reads, add_image, &im);
-		isl_union_map_foreach_map(st->writes, add_image, &im);
-	}
-	*bad = im.bad;
-	return im.all;
-}
-
-static isl_set *window_of(struct kfy *k, long first, long inc, long trip)
-{
-	char *text = lk_asprintf("{ [x] : %ld <= x <= %ld and "
-				 "(x - %ld) mod %ld = 0 }", first,
-				 first + (trip - 1) * inc, first, inc);
-	isl_set *w = isl_set_read_from_str(k->s->isl, text);
-
-	free(text);
-	return w;
-}
-
-static const char *elem_type(struct kfy *k, const char *array)
-{
-	const struct kfy_var *v = kfy_decl_find(&k->decls, array);
-
-	return v ? v->type : NULL;
-}
-
-struct sizing {
-	struct kfy *k;
-	struct kfy_plan *p;
-	long bytes;
-	int bad;                  /* 1 negative index, 2 unknown array */
-};
-
-/*
- * One array's image: extents from its bounding box, the offsets that
- * make a negative index land inside, and the proof that the box holds
- * every element touched.
- */
-static isl_stat size_array(isl_set *image, void *user)
-{
-	struct sizing *sz = user;
-	struct kfy_array *a;
-	const char *name = isl_set_get_tuple_name(image);
-	isl_size dims = isl_set_dim(image, isl_dim_set);
-	isl_set *box;
-	long lo, hi;
-	int d;
-
-	if (!name || !elem_type(sz->k, name) || dims > 8) {
-		sz->bad = 2;
-		isl_set_free(image);
-		return isl_stat_ok;
-	}
-	a = &sz->p->arrays[sz->p->narrays++];
-	a->name = lk_strdup(name);
-	a->dims = dims;
-	box = isl_set_universe(isl_set_get_space(image));
-	for (d = 0; d < dims; d++) {
-		if (dim_bounds(image, d, &lo, &hi))
-			sz->bad = 2;
-		a->offset[d] = lo < 0 ? -lo : 0;
-		if (lo < 0 && sz->p->offsets < 1 + (d > 0))
-			sz->p->offsets = 1 + (d > 0);
-		a->extent[d] = hi + a->offset[d] + 1;
-		box = isl_set_lower_bound_si(box, isl_dim_set, (unsigned)d,
-					     (int)-a->offset[d]);
-		box = isl_set_upper_bound_si(box, isl_dim_set, (unsigned)d,
-					     (int)hi);
-	}
-	if (isl_set_is_subset(image, box) != isl_bool_true)
-		sz->bad = 2;
-	isl_set_free(box);
-	a->touched = count(image);
-	sz->bytes += a->touched * kfy_type_size(elem_type(sz->k, name));
-	return isl_stat_ok;
-}
-
-static void arrays_release(struct kfy_plan *p)
-{
-	size_t i;
-
-	for (i = 0; i < p->narrays; i++)
-		free(p->arrays[i].name);
-	free(p->arrays);
-	p->arrays = NULL;
-	p->narrays = 0;
-}
-
-/* Size the arrays for a window: 0 fine, 2 unusable. */
-static int size_window(struct kfy *k, struct kfy_plan *p, long first,
-		       long trip)
-{
-	isl_set *w = window_of(k, first, p->inc, trip);
-	struct sizing sz = {k, p, 0, 0};
-	isl_union_set *all;
-	int bad;
-
-	arrays_release(p);
-	p->offsets = 0;
-	all = touched(k, p, w, &bad);
-	p->arrays = lk_calloc((size_t)isl_union_set_n_set(all) + 1,
-			      sizeof(*p->arrays));
-	isl_union_set_foreach_set(all, size_array, &sz);
-	isl_union_set_free(all);
-	isl_set_free(w);
-	p->first = first;
-	p->trip = trip;
-	p->working_set = sz.bytes;
-	return bad ? 2 : sz.bad;
-}
-
-/* Does the window [first, first + (trip - 1) inc] meet a conflict? */
-static int conflicting(struct kfy *k, const struct kfy_plan *p, long first,
-		       long trip)
-{
-	isl_set *w = window_of(k, first, p->inc, trip);
-	isl_bool disjoint = isl_set_is_disjoint(w, p->conflicts);
-
-	isl_set_free(w);
-	return disjoint != isl_bool_true;
-}
-
-/*
- * 0 fits, 1 unusable at this trip count, 2 unusable, 3 over the L1
- * budget. The window from the loop's start, else the one ending at its
- * end (decreasing subscripts, as in deriche's j = -c1), else the first
- * with offsets, which C allows only on the outermost dimension (a
- * pointer into the array; a negative index into an inner array type is
- * undefined even inside the object).
- */
-static int fits(struct kfy *k, struct kfy_plan *p, long first, long hi,
-		long trip)
-{
-	long end = hi - (trip - 1) * p->inc;
-	int r = size_window(k, p, first, trip);
-
-	if (r || !p->offsets)
-		return r ? r : p->working_set <= k->l1 ? 0 : 3;
-	if (!conflicting(k, p, end, trip)) {
-		r = size_window(k, p, end, trip);
-		if (!r && !p->offsets)
-			return p->working_set <= k->l1 ? 0 : 3;
-	}
-	r = size_window(k, p, first, trip);
-	if (r || p->offsets > 1)
-		return r ? r : 1;
-	return p->working_set <= k->l1 ? 0 : 3;
-}
-
-/* The longest trip count, a multiple of the granule, that fits. */
-static int choose_trip(struct kfy *k, const struct cand *c,
-		       struct kfy_plan *p, long first, long hi)
-{
-	long g = k->granule, low = (TRIP_MIN + g - 1) / g, high = TRIP_MAX / g;
-	long best = 0, mid;
-	int r;
-
-	if (high < low)
-		high = low;
-	while (low <= high) {
-		mid = low + (high - low) / 2;
-		r = fits(k, p, first, hi, mid * g);
-		if (r == 2)
-			return fail(k, c, "an access is not an affine function "
-				    "of the iterators, or its array's type is "
-				    "unknown");
-		if (!r)
-			best = mid;
-		if (!r)
-			low = mid + 1;
-		else
-			high = mid - 1;
-	}
-	if (!best)
-		return fail(k, c, "even the smallest trip count (256) has a "
-			    "working set above l1, or an index below 0 in "
-			    "an inner dimension");
-	return fits(k, p, first, hi, best * g) ? fail(k, c, "internal") : 0;
-}
-
-/* ---- Elements both loop-invariant and reached by a moving access. ---- */
-
-struct conflicts {
-	struct kfy *k;
-	isl_multi_aff *iters;
-	int write;
-	isl_multi_aff **h;        /* cK -> A[...], every access of the body */
-	int *writes;
-	size_t n;
-};
-
-static isl_stat note_access(isl_basic_map *access, void *user)
-{
-	struct conflicts *cf = user;
-	isl_multi_aff *f = access_function(cf->k,
-					   isl_map_from_basic_map(access));
-
-	if (!f)
-		return isl_stat_ok;
-	cf->h = lk_reallocarray(cf->h, cf->n + 1, sizeof(*cf->h));
-	cf->writes = lk_reallocarray(cf->writes, cf->n + 1,
-				     sizeof(*cf->writes));
-	cf->h[cf->n] = isl_multi_aff_pullback_multi_aff(
-		f, isl_multi_aff_copy(cf->iters));
-	cf->writes[cf->n++] = cf->write;
-	return isl_stat_ok;
-}
-
-static isl_stat note_accesses(isl_map *m, void *user)
-{
-	isl_stat r = isl_map_foreach_basic_map(m, note_access, user);
-
-	isl_map_free(m);
-	return r;
-}
-
-static int invariant(isl_multi_aff *h)
-{
-	isl_size n = isl_multi_aff_dim(h, isl_dim_out), i;
-	int inv = 1;
-
-	for (i = 0; inv && i < n; i++) {
-		isl_aff *a = isl_multi_aff_get_aff(h, i);
-
-		inv = isl_aff_involves_dims(a, isl_dim_in, 0, 1) ==
-		      isl_bool_false;
-		isl_aff_free(a);
-	}
-	return inv;
-}
-
-static int same_array(isl_multi_aff *a, isl_multi_aff *b)
-{
-	const char *x = isl_multi_aff_get_tuple_name(a, isl_dim_out);
-	const char *y = isl_multi_aff_get_tuple_name(b, isl_dim_out);
-
-	return x && y && !strcmp(x, y);
-}
-
-/* The iterations where the moving access 'mv' meets the element the
- * invariant access 'inv' always touches. */
-static isl_set *meets(isl_multi_aff *inv, isl_multi_aff *mv)
-{
-	isl_space *sp = isl_space_domain(isl_multi_aff_get_space(inv));
-	isl_set *elem = isl_set_apply(isl_set_universe(sp),
-				      isl_map_from_multi_aff(
-					      isl_multi_aff_copy(inv)));
-
-	return isl_set_preimage_multi_aff(elem, isl_multi_aff_copy(mv));
-}
-
-/*
- * A compiler splits, versions or peels a loop where an element written
- * (or read) at every iteration is also reached by a moving access
- * (floyd-warshall's paths[k][k] at j = k): p->conflicts gets those
- * iterations, and the window will start after the last one past lo,
- * keeping the stride (returned).
- */
-static long past_conflicts(struct kfy *k, struct kfy_plan *p, long lo)
-{
-	struct conflicts cf = {.k = k};
-	isl_set *after;
-	long last = lo - 1, min;
-	size_t i, j;
-
-	for (i = 0; i < p->nbody; i++) {
-		const struct lk_gen_stmt *st = &k->s->stmts[p->body[i].stmt];
-
-		cf.iters = p->body[i].iters;
-		cf.write = 1;
-		isl_union_map_foreach_map(st->writes, note_accesses, &cf);
-		cf.write = 0;
-		isl_union_map_foreach_map(st->reads, note_accesses, &cf);
-	}
-	p->conflicts = isl_set_empty(isl_space_domain(
-		isl_multi_aff_get_space(p->body[0].iters)));
-	for (i = 0; i < cf.n; i++)
-		p->accumulates |= cf.writes[i] && invariant(cf.h[i]) &&
-				  isl_multi_aff_dim(cf.h[i], isl_dim_out) > 0;
-	for (i = 0; i < cf.n; i++)
-		for (j = 0; j < cf.n; j++)
-			if (i != j && (cf.writes[i] || cf.writes[j]) &&
-			    invariant(cf.h[i]) && !invariant(cf.h[j]) &&
-			    same_array(cf.h[i], cf.h[j]))
-				p->conflicts = isl_set_union(
-					p->conflicts, meets(cf.h[i], cf.h[j]));
-	for (i = 0; i < cf.n; i++)
-		isl_multi_aff_free(cf.h[i]);
-	free(cf.h);
-	free(cf.writes);
-	after = isl_set_lower_bound_si(isl_set_copy(p->conflicts),
-				       isl_dim_set, 0, (int)lo);
-	if (isl_set_is_empty(after) == isl_bool_false &&
-	    dim_bounds(after, 0, &min, &last))
-		last = lo - 1;
-	isl_set_free(after);
-	return lo + (last - lo + p->inc) / p->inc * p->inc;
 }
 
 static long loop_inc(isl_ast_node *loop)
@@ -879,18 +471,18 @@ static int plan_candidate(struct kfy *k, const struct cand *c,
 	p->executions = c->executions;
 	p->inc = loop_inc(c->loop);
 	if (c->depth < 0 || c->depth >= KFY_DEPTH_MAX || !p->inc)
-		return fail(k, c, "a loop too deep or with a non-constant "
+		return kfy_fail(k, c, "a loop too deep or with a non-constant "
 			    "stride");
 	if (!domains_full(k, c))
-		return fail(k, c, "a statement's domain has an equality, so "
+		return kfy_fail(k, c, "a statement's domain has an equality, so "
 			    "its accesses cannot be extended past it");
 	if (representative(k, c, p) || natural_range(c, p, &lo, &hi))
-		return fail(k, c, "no representative iteration");
+		return kfy_fail(k, c, "no representative iteration");
 	ret = plan_body(k, c, p);
 	if (!ret)
-		lo = past_conflicts(k, p, lo);
+		lo = kfy_past_conflicts(k, p, lo);
 	if (!ret)
-		ret = choose_trip(k, c, p, lo, hi);
+		ret = kfy_choose_trip(k, c, p, lo, hi);
 	return ret;
 }
 
@@ -903,7 +495,7 @@ void kfy_plan_release(struct kfy_plan *p)
 		isl_multi_aff_free(p->body[i].iters);
 	free(p->body);
 	isl_set_free(p->conflicts);
-	arrays_release(p);
+	kfy_arrays_release(p);
 	memset(p, 0, sizeof(*p));
 }
 

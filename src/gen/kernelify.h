@@ -8,6 +8,7 @@
 #define LOOPKIT_GEN_KERNELIFY_H
 
 #include <isl/aff.h>
+#include <isl/ast.h>
 
 #include "gen-int.h"
 
@@ -72,6 +73,56 @@ struct kfy_plan {
 };
 
 void kfy_plan_release(struct kfy_plan *p);
+
+/* Below this gcc and clang may unroll the (vectorised) loop away. */
+#define TRIP_MIN 256
+#define TRIP_MAX 8192
+#define KFY_DEPTH_MAX 32
+
+/* A user node of the AST: which statement, which instances, where. */
+struct kuser {
+	int stmt;
+	isl_map *sched;   /* S[i] -> [c0, ..., cn], sizes fixed */
+	long executions;
+};
+
+/* An innermost loop of the AST. */
+struct cand {
+	isl_ast_node *loop;
+	int depth;
+	long hotness, executions;
+	struct kuser **users;     /* the body's, in order */
+	size_t nusers;
+};
+
+struct kfy {
+	struct lk_ctx *ctx;
+	struct lk_gen_scop *s;
+	struct kfy_decls decls;
+	isl_set *sizes;           /* the size symbols' values */
+	long l1, granule;
+	struct cand *cands;
+	size_t ncands, alloc;
+	char *names[KFY_DEPTH_MAX];  /* loop iterators by dimension */
+	int failed;
+};
+
+/* Helpers shared by kernelify.c and kernelify-window.c. */
+long kfy_count(LK_TAKE isl_set *set);        /* points, -1 if unbounded */
+int kfy_dim_bounds(isl_set *set, int d, long *min, long *max);
+isl_map *kfy_fix_sizes(struct kfy *k, LK_TAKE isl_map *m);
+/* LK_EINPUT: no candidate qualifies, the last for 'why'. */
+int kfy_fail(struct kfy *k, const struct cand *c, const char *why);
+
+/*
+ * The window (kernelify-window.c): iterations to start after so that no
+ * compiler splits the loop (p->conflicts, p->accumulates set), then the
+ * longest trip count whose working set fits k->l1, arrays sized.
+ */
+long kfy_past_conflicts(struct kfy *k, struct kfy_plan *p, long lo);
+int kfy_choose_trip(struct kfy *k, const struct cand *c, struct kfy_plan *p,
+		    long first, long hi);
+void kfy_arrays_release(struct kfy_plan *p);
 
 /* Print the standalone file (kernelify-emit.c). */
 LK_GIVE char *kfy_emit(const struct lk_gen_scop *s,
