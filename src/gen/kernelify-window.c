@@ -245,7 +245,8 @@ static int fits(struct kfy *k, struct kfy_plan *p, long first, long hi,
 int kfy_choose_trip(struct kfy *k, const struct cand *c,
 		       struct kfy_plan *p, long first, long hi)
 {
-	long g = k->granule, low = (TRIP_MIN + g - 1) / g, high = TRIP_MAX / g;
+	long g = k->granule, low = (KFY_TRIP_MIN + g - 1) / g;
+	long high = KFY_TRIP_MAX / g;
 	long best = 0, mid;
 	int r;
 
@@ -255,9 +256,9 @@ int kfy_choose_trip(struct kfy *k, const struct cand *c,
 		mid = low + (high - low) / 2;
 		r = fits(k, p, first, hi, mid * g);
 		if (r == 2)
-			return kfy_fail(k, c, "an access is not an affine function "
-				    "of the iterators, or its array's type is "
-				    "unknown");
+			return kfy_fail(k, c, "an access is not an affine "
+					"function of the iterators, or its "
+					"array's type is unknown");
 		if (!r)
 			best = mid;
 		if (!r)
@@ -266,9 +267,9 @@ int kfy_choose_trip(struct kfy *k, const struct cand *c,
 			high = mid - 1;
 	}
 	if (!best)
-		return kfy_fail(k, c, "even the smallest trip count (256) has a "
-			    "working set above l1, or an index below 0 in "
-			    "an inner dimension");
+		return kfy_fail(k, c, "even the smallest trip count (256) has "
+				"a working set above l1, or an index below 0 "
+				"in an inner dimension");
 	return fits(k, p, first, hi, best * g) ? kfy_fail(k, c, "internal") : 0;
 }
 

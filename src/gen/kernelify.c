@@ -415,9 +415,9 @@ static int plan_body(struct kfy *k, const struct cand *c,
 		p->body[i].stmt = c->users[i]->stmt;
 		p->body[i].iters = extend(at_point(c->users[i], p));
 		if (!p->body[i].iters)
-			return kfy_fail(k, c, "a statement's iterators are not "
-				    "affine in the loop's iterator at the "
-				    "representative point");
+			return kfy_fail(k, c, "a statement's iterators are "
+					"not affine in the loop's iterator at "
+					"the representative point");
 		p->nbody++;
 	}
 	return 0;
@@ -472,10 +472,10 @@ static int plan_candidate(struct kfy *k, const struct cand *c,
 	p->inc = loop_inc(c->loop);
 	if (c->depth < 0 || c->depth >= KFY_DEPTH_MAX || !p->inc)
 		return kfy_fail(k, c, "a loop too deep or with a non-constant "
-			    "stride");
+				"stride");
 	if (!domains_full(k, c))
-		return kfy_fail(k, c, "a statement's domain has an equality, so "
-			    "its accesses cannot be extended past it");
+		return kfy_fail(k, c, "a statement's domain has an equality, "
+				"so its accesses cannot be extended past it");
 	if (representative(k, c, p) || natural_range(c, p, &lo, &hi))
 		return kfy_fail(k, c, "no representative iteration");
 	ret = plan_body(k, c, p);

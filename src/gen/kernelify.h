@@ -12,6 +12,11 @@
 
 #include "gen-int.h"
 
+/* Below this gcc and clang may unroll the (vectorised) loop away. */
+#define KFY_TRIP_MIN 256
+#define KFY_TRIP_MAX 8192
+#define KFY_DEPTH_MAX 32
+
 /* A parameter or local variable of the kernel function. */
 struct kfy_var {
 	char *name;
@@ -60,7 +65,7 @@ struct kfy_plan {
 	long first, inc, trip;    /* for (loop = first; ...; loop += inc) */
 	long hotness, executions;
 	long natural_trip;        /* at the representative point */
-	long fixed[32];           /* the outer dimensions' values */
+	long fixed[KFY_DEPTH_MAX]; /* the outer dimensions' values */
 	struct kfy_body *body;
 	size_t nbody;
 	struct kfy_array *arrays;
@@ -73,11 +78,6 @@ struct kfy_plan {
 };
 
 void kfy_plan_release(struct kfy_plan *p);
-
-/* Below this gcc and clang may unroll the (vectorised) loop away. */
-#define TRIP_MIN 256
-#define TRIP_MAX 8192
-#define KFY_DEPTH_MAX 32
 
 /* A user node of the AST: which statement, which instances, where. */
 struct kuser {
