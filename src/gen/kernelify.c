@@ -356,15 +356,18 @@ static isl_multi_aff *extend(isl_map *inst)
 	ok = isl_map_is_single_valued(f);
 	if (ok == isl_bool_true) {
 		isl_set *dom = isl_map_domain(isl_map_copy(f));
-
 		isl_set *all = isl_set_universe(isl_set_get_space(dom));
 
 		ok = isl_set_is_subset(all, dom);
 		isl_set_free(all);
 		isl_set_free(dom);
 	}
-	if (ok == isl_bool_true)
-		ok = isl_map_is_subset(isl_map_reverse(isl_map_copy(inst)), f);
+	if (ok == isl_bool_true) {
+		isl_map *real = isl_map_reverse(isl_map_copy(inst));
+
+		ok = isl_map_is_subset(real, f);
+		isl_map_free(real);
+	}
 	if (ok != isl_bool_true) {
 		isl_map_free(f);
 		isl_map_free(inst);
