@@ -133,7 +133,7 @@ static void array_decls(struct lk_buf *b, const struct kfy_decls *d,
 		for (k = 0; k < a->dims; k++)
 			lk_buf_addf(b, "[%ld]", a->extent[k]);
 		if (a->dims)
-			lk_buf_adds(b, ";\n");
+			lk_buf_adds(b, " __attribute__((aligned(64)));\n");
 		else
 			scalar_value(b, v);
 		array_view(b, a, v->type);

@@ -121,9 +121,40 @@ static const char *elem_type(struct kfy *k, const char *array)
 struct sizing {
 	struct kfy *k;
 	struct kfy_plan *p;
-	long bytes;
+	long bytes, lines;
 	int bad;                  /* 1 negative index, 2 unknown array */
 };
+
+/*
+ * The 64-byte lines an image touches in its array (declared aligned to
+ * 64 bytes): element addresses row-major over the extents, with the
+ * offsets, divided by 64. -1 if isl cannot say.
+ */
+static long lines_of(struct kfy *k, const struct kfy_array *a, long size,
+		     isl_set *image)
+{
+	struct lk_buf b = LK_BUF_INIT;
+	char *addr = lk_strdup("0"), *next;
+	isl_map *to_line;
+	long n;
+	int d;
+
+	lk_buf_addf(&b, "{ %s[", a->name);
+	for (d = 0; d < a->dims; d++) {
+		lk_buf_addf(&b, "%si%d", d ? ", " : "", d);
+		next = lk_asprintf("(%s) * %ld + i%d + %ld", addr,
+				   a->extent[d], d, a->offset[d]);
+		free(addr);
+		addr = next;
+	}
+	lk_buf_addf(&b, "] -> [floor((%s) * %ld / 64)] }", addr, size);
+	to_line = isl_map_read_from_str(k->s->isl, lk_buf_str(&b));
+	n = to_line ? kfy_count(isl_set_apply(isl_set_copy(image), to_line))
+		    : -1;
+	free(addr);
+	lk_buf_release(&b);
+	return n;
+}
 
 /*
  * One array's image: extents from its bounding box, the offsets that
@@ -164,6 +195,8 @@ static isl_stat size_array(isl_set *image, void *user)
 	if (isl_set_is_subset(image, box) != isl_bool_true)
 		sz->bad = 2;
 	isl_set_free(box);
+	sz->lines += lines_of(sz->k, a, kfy_type_size(elem_type(sz->k, name)),
+			      image);
 	a->touched = kfy_count(image);
 	sz->bytes += a->touched * kfy_type_size(elem_type(sz->k, name));
 	return isl_stat_ok;
@@ -185,7 +218,7 @@ static int size_window(struct kfy *k, struct kfy_plan *p, long first,
 		       long trip)
 {
 	isl_set *w = window_of(k, first, p->inc, trip);
-	struct sizing sz = {k, p, 0, 0};
+	struct sizing sz = {k, p, 0, 0, 0};
 	isl_union_set *all;
 	int bad;
 
@@ -200,6 +233,7 @@ static int size_window(struct kfy *k, struct kfy_plan *p, long first,
 	p->first = first;
 	p->trip = trip;
 	p->working_set = sz.bytes;
+	p->working_set_lines = sz.lines;
 	return bad ? 2 : sz.bad;
 }
 

@@ -524,6 +524,7 @@ static void record(struct lk_gen_result *r, const struct kfy_plan *p,
 	int d;
 
 	add_param(r, "working_set_bytes", "%ld", p->working_set);
+	add_param(r, "working_set_lines", "%ld", p->working_set_lines);
 	add_param(r, "kernel.loop", "%s", p->loop);
 	add_param(r, "kernel.trip", "%ld", p->trip);
 	add_param(r, "kernel.hotness", "%ld", p->hotness);

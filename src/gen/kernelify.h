@@ -71,6 +71,7 @@ struct kfy_plan {
 	struct kfy_array *arrays;
 	size_t narrays;
 	long working_set;         /* bytes */
+	long working_set_lines;   /* 64-byte cache lines */
 	int accumulates;          /* writes one array element throughout */
 	int offsets;              /* 1: an index < 0 in a first dimension,
 				   * 2: in an inner one */

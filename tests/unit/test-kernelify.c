@@ -152,7 +152,7 @@ Test(kernelify, hotness_follows_the_sizes)
 Test(kernelify, working_set_within_l1)
 {
 	struct lk_gen_result *r;
-	long l1[] = {8192, 16384, 32768}, trip, ws;
+	long l1[] = {8192, 16384, 32768}, trip, ws, lines;
 	size_t i;
 
 	for (i = 0; i < 3; i++) {
@@ -169,6 +169,11 @@ Test(kernelify, working_set_within_l1)
 		cr_assert_gt(ws + 24 * 16, l1[i], "trip %ld is not the longest",
 			     trip);
 		cr_assert_eq(trip % 16, 0);
+		/* Rows: about one 64-byte line per 8 doubles of each, plus
+		 * the scalar's line and one straddled line per array. */
+		lines = fact_long(r, "working_set_lines");
+		cr_assert(lines * 64 >= ws && lines * 64 <= ws + 4 * 64,
+			  "%ld lines for %ld bytes", lines, ws);
 		lk_gen_result_free(r);
 		free(chain);
 	}
@@ -177,6 +182,22 @@ Test(kernelify, working_set_within_l1)
 		      "original+kernelify,l1=4096", 0, NULL);
 	cr_assert_eq(fact_long(r, "kernel.hotness"), 100);
 	cr_assert_eq(fact_long(r, "working_set_bytes"), 4096);
+	lk_gen_result_free(r);
+}
+
+Test(kernelify, column_walk_counts_a_line_per_element)
+{
+	/* A[i][j] with i inner: 8 bytes used of every 64-byte line. */
+	struct lk_gen_result *r = kernelify(
+		"for (j = 0; j < m; j++)\n"
+		"\tfor (i = 0; i < n; i++)\n"
+		"\t\ty[j] = y[j] + A[i][j];",
+		"kernel_t(100, 50, 1.5)", "original+kernelify", 0, NULL);
+	long trip = fact_long(r, "kernel.trip");
+
+	cr_assert_eq(fact_long(r, "working_set_bytes"), 8 * trip + 8);
+	cr_assert_geq(fact_long(r, "working_set_lines"), trip);
+	runs(r);
 	lk_gen_result_free(r);
 }
 
