@@ -560,7 +560,8 @@ static int choose(struct kfy *k, const char *size, struct lk_gen_result *r)
 		ret = lk_error(k->ctx, LK_EINPUT, "kernelify: the nest has no "
 			       "loop");
 	}
-	qsort(k->cands, k->ncands, sizeof(*k->cands), by_heat);
+	if (k->ncands)
+		qsort(k->cands, k->ncands, sizeof(*k->cands), by_heat);
 	for (i = 0; ret == LK_EINPUT && i < k->ncands; i++) {
 		kfy_plan_release(&p);
 		ret = plan_candidate(k, &k->cands[i], &p);

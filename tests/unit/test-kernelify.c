@@ -40,14 +40,32 @@ static char *write_kernel(const char *body, const char *call)
 	return lk_strdup(tmpl);
 }
 
+/* What a test looks at, kept after the scop (and its isl_ctx) is gone. */
+struct micro {
+	int kernelified;
+	char *source;
+	struct lk_strv param_names, param_values;
+};
+
+static void micro_free(struct micro *m)
+{
+	if (!m)
+		return;
+	free(m->source);
+	lk_strv_release(&m->param_names);
+	lk_strv_release(&m->param_values);
+	free(m);
+}
+
 /* Kernelify with 'chain'; *msg gets the error (or NULL). */
-static struct lk_gen_result *kernelify(const char *body, const char *call,
+static struct micro *kernelify(const char *body, const char *call,
 				       const char *chain, int expect_ret,
 				       char **msg)
 {
 	char *path = write_kernel(body, call);
 	struct lk_gen_scop *s = NULL;
 	struct lk_gen_result *r = NULL;
+	struct micro *m = NULL;
 	struct lk_gen_chain c;
 	struct lk_ctx ctx;
 	int ret;
@@ -61,14 +79,25 @@ static struct lk_gen_result *kernelify(const char *body, const char *call,
 	cr_assert_eq(ret, expect_ret, "%s: %d (%s)", chain, ret, ctx.msg);
 	if (msg)
 		*msg = lk_strdup(ctx.msg);
+	if (r) {
+		m = lk_calloc(1, sizeof(*m));
+		m->kernelified = r->kernelified;
+		m->source = lk_strdup(r->source);
+		m->param_names = r->param_names;
+		m->param_values = r->param_values;
+		memset(&r->param_names, 0, sizeof(r->param_names));
+		memset(&r->param_values, 0, sizeof(r->param_values));
+	}
+	/* The result's isl objects first: the scop owns their isl_ctx. */
+	lk_gen_result_free(r);
 	lk_gen_chain_release(&c);
 	lk_gen_scop_free(s);
 	unlink(path);
 	free(path);
-	return r;
+	return m;
 }
 
-static const char *fact(const struct lk_gen_result *r, const char *name)
+static const char *fact(const struct micro *r, const char *name)
 {
 	size_t i;
 
@@ -79,13 +108,13 @@ static const char *fact(const struct lk_gen_result *r, const char *name)
 	return NULL;
 }
 
-static long fact_long(const struct lk_gen_result *r, const char *name)
+static long fact_long(const struct micro *r, const char *name)
 {
 	return strtol(fact(r, name), NULL, 10);
 }
 
 /* Compile the micro-kernel and run --checksum: it must not crash. */
-static void runs(const struct lk_gen_result *r)
+static void runs(const struct micro *r)
 {
 	char tmpl[] = "/tmp/test-kernelify-XXXXXX";
 	char *dir = mkdtemp(tmpl), *file, *sum = NULL;
@@ -114,7 +143,7 @@ static void runs(const struct lk_gen_result *r)
 
 Test(kernelify, hottest_loop_by_exact_counts)
 {
-	struct lk_gen_result *r = kernelify(TWO_LOOPS, "kernel_t(100, 50, 1.5)",
+	struct micro *r = kernelify(TWO_LOOPS, "kernel_t(100, 50, 1.5)",
 					    "original+kernelify", 0, NULL);
 
 	cr_assert(r->kernelified);
@@ -134,24 +163,24 @@ Test(kernelify, hottest_loop_by_exact_counts)
 				    "B[(49)][(c1)] * x[(c1)];"),
 		  "%s", r->source);
 	runs(r);
-	lk_gen_result_free(r);
+	micro_free(r);
 }
 
 Test(kernelify, hotness_follows_the_sizes)
 {
 	/* With m = 0 the nest runs nothing: the first loop is hottest. */
-	struct lk_gen_result *r = kernelify(TWO_LOOPS, "kernel_t(100, 0, 1.5)",
+	struct micro *r = kernelify(TWO_LOOPS, "kernel_t(100, 0, 1.5)",
 					    "original+kernelify", 0, NULL);
 
 	cr_assert_eq(fact_long(r, "kernel.hotness"), 100);
 	cr_assert(strstr(r->source, "x[(c0)] = x[(c0)] + 1.0;"), "%s",
 		  r->source);
-	lk_gen_result_free(r);
+	micro_free(r);
 }
 
 Test(kernelify, working_set_within_l1)
 {
-	struct lk_gen_result *r;
+	struct micro *r;
 	long l1[] = {8192, 16384, 32768}, trip, ws, lines;
 	size_t i;
 
@@ -174,7 +203,7 @@ Test(kernelify, working_set_within_l1)
 		lines = fact_long(r, "working_set_lines");
 		cr_assert(lines * 64 >= ws && lines * 64 <= ws + 4 * 64,
 			  "%ld lines for %ld bytes", lines, ws);
-		lk_gen_result_free(r);
+		micro_free(r);
 		free(chain);
 	}
 	/* 256 steps of the nest take 6 KiB: the next hottest loop fits. */
@@ -182,13 +211,13 @@ Test(kernelify, working_set_within_l1)
 		      "original+kernelify,l1=4096", 0, NULL);
 	cr_assert_eq(fact_long(r, "kernel.hotness"), 100);
 	cr_assert_eq(fact_long(r, "working_set_bytes"), 4096);
-	lk_gen_result_free(r);
+	micro_free(r);
 }
 
 Test(kernelify, column_walk_counts_a_line_per_element)
 {
 	/* A[i][j] with i inner: 8 bytes used of every 64-byte line. */
-	struct lk_gen_result *r = kernelify(
+	struct micro *r = kernelify(
 		"for (j = 0; j < m; j++)\n"
 		"\tfor (i = 0; i < n; i++)\n"
 		"\t\ty[j] = y[j] + A[i][j];",
@@ -198,25 +227,25 @@ Test(kernelify, column_walk_counts_a_line_per_element)
 	cr_assert_eq(fact_long(r, "working_set_bytes"), 8 * trip + 8);
 	cr_assert_geq(fact_long(r, "working_set_lines"), trip);
 	runs(r);
-	lk_gen_result_free(r);
+	micro_free(r);
 }
 
 Test(kernelify, tiled_nest)
 {
-	struct lk_gen_result *r = kernelify(
+	struct micro *r = kernelify(
 		TWO_LOOPS, "kernel_t(200, 200, 1.5)",
 		"isl+tile,sizes=32x32+kernelify,l1=16384", 0, NULL);
 
 	cr_assert_leq(fact_long(r, "working_set_bytes"), 16384);
 	runs(r);
-	lk_gen_result_free(r);
+	micro_free(r);
 }
 
 Test(kernelify, decreasing_subscript_ends_at_the_loop_end)
 {
 	/* j runs down: the window ending at the loop's end keeps every
 	 * index >= 0, so no offset view is needed. */
-	struct lk_gen_result *r = kernelify(
+	struct micro *r = kernelify(
 		"for (i = 0; i < n; i++)\n"
 		"\tfor (j = m - 1; j >= 0; j--)\n"
 		"\t\tA[i][j] = A[i][j] + B[i][j];",
@@ -225,13 +254,13 @@ Test(kernelify, decreasing_subscript_ends_at_the_loop_end)
 	cr_assert(strstr(r->source, "#define A lk_A\n"), "%s", r->source);
 	cr_assert(strstr(r->source, "#define B lk_B\n"), "%s", r->source);
 	runs(r);
-	lk_gen_result_free(r);
+	micro_free(r);
 }
 
 Test(kernelify, negative_index_through_an_offset_view)
 {
 	/* x[i - j] goes below 0 past j = i: a 1-D offset view. */
-	struct lk_gen_result *r = kernelify(
+	struct micro *r = kernelify(
 		"for (i = 0; i < n; i++)\n"
 		"\tfor (j = 0; j < i; j++)\n"
 		"\t\ty[j] = y[j] + x[i - j];",
@@ -240,26 +269,26 @@ Test(kernelify, negative_index_through_an_offset_view)
 	cr_assert(strstr(r->source, "#define x ((double *)lk_x + "), "%s",
 		  r->source);
 	runs(r);
-	lk_gen_result_free(r);
+	micro_free(r);
 }
 
 Test(kernelify, invariant_element_left_out_of_the_window)
 {
 	/* A[k][k] is read at every step and written at j = k: the window
 	 * starts after it (floyd-warshall). */
-	struct lk_gen_result *r = kernelify(
+	struct micro *r = kernelify(
 		"for (i = 0; i < n; i++)\n"
 		"\tfor (j = 0; j < n; j++)\n"
 		"\t\tA[i][j] = A[i][j] + A[i][i];",
 		"kernel_t(100, 50, 1.5)", "original+kernelify", 0, NULL);
 
 	cr_assert(strstr(r->source, "for (c1 = 50; "), "%s", r->source);
-	lk_gen_result_free(r);
+	micro_free(r);
 }
 
 Test(kernelify, facts_read_back)
 {
-	struct lk_gen_result *r = kernelify(TWO_LOOPS, "kernel_t(100, 50, 1.5)",
+	struct micro *r = kernelify(TWO_LOOPS, "kernel_t(100, 50, 1.5)",
 					    "original+kernelify", 0, NULL);
 	struct lk_strv names = LK_STRV_INIT, values = LK_STRV_INIT;
 	size_t i;
@@ -274,7 +303,7 @@ Test(kernelify, facts_read_back)
 					  &values), 0);
 	lk_strv_release(&names);
 	lk_strv_release(&values);
-	lk_gen_result_free(r);
+	micro_free(r);
 }
 
 static void chain_fails(const char *chain, const char *what)
@@ -305,7 +334,7 @@ Test(kernelify, chain_errors)
 Test(kernelify, step_errors)
 {
 	char *msg;
-	struct lk_gen_result *r;
+	struct micro *r;
 
 	r = kernelify(TWO_LOOPS, "kernel_t(100, 50, 1.5)",
 		      "original+kernelify,l1=1024", LK_EINPUT, &msg);
