@@ -55,6 +55,7 @@ struct lk_gen_scop {
 	char *text;           /* the file's content */
 	size_t text_len;
 	char *function;       /* the function holding the region */
+	struct lk_strv cflags;        /* the words it was parsed with */
 	long begin_line, end_line;    /* of the two pragmas */
 	size_t body_begin, body_end;  /* byte range replaced: after the
 				       * scop line, to the endscop line */
@@ -99,7 +100,12 @@ struct lk_gen_result {
 	int vector_hint;          /* 0 none, 1 ivdep, 2 omp simd */
 	long parallel_loops;      /* innermost loops marked parallel */
 	char *code;               /* the new region, as printed */
-	char *source;             /* the whole file with it in place */
+	char *source;             /* the whole file with it in place; after
+				   * a kernelify step the standalone
+				   * micro-kernel file instead */
+	int kernelified;          /* the chain ended with kernelify */
+	struct lk_strv param_names, param_values; /* kernelify's facts
+				   * (working_set_bytes, kernel.loop...) */
 };
 
 /*
@@ -130,6 +136,14 @@ int lk_gen_check_legal(struct lk_ctx *ctx, struct lk_gen_scop *scop,
 int lk_gen_checksum(struct lk_ctx *ctx, const char *source,
 		    const char *workdir, const char *define,
 		    const struct lk_strv *cflags, LK_GIVE char **sum);
+
+/*
+ * The facts a kernelified file records about itself (the lines
+ * " * param NAME=VALUE" of its header comment), appended to names and
+ * values. Returns how many; 0 for any other file.
+ */
+size_t lk_gen_kernel_params(const char *source, struct lk_strv *names,
+			    struct lk_strv *values);
 
 /* The kernel's name: from its 'kernel_<name>' function, else the file's
  * base name without extension. */

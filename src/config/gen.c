@@ -9,7 +9,7 @@
 #include "config-int.h"
 
 /* What each transformation accepts: keys and the kind of their values. */
-enum value_kind { V_INT, V_SIZES, V_INT_OR_FULL, V_WORD };
+enum value_kind { V_INT, V_SIZES, V_INT_OR_FULL, V_WORD, V_BYTES };
 
 struct key_spec {
 	const char *key;
@@ -25,6 +25,8 @@ struct transform_spec {
 static const char *const fusion_words[] = {"default", "min", "max", NULL};
 static const char *const hint_words[] = {"ivdep", "omp", NULL};
 static const char *const bool_words[] = {"0", "1", NULL};
+static const char *const size_words[] = {"mini", "small", "medium", "large",
+					 NULL};
 
 static const struct transform_spec transforms[] = {
 	{"original", {{0}}},
@@ -40,15 +42,20 @@ static const struct transform_spec transforms[] = {
 	{"unroll-jam", {{"factor", V_INT, NULL}}},
 	{"unroll", {{"factor", V_INT_OR_FULL, NULL}}},
 	{"vectorize", {{"hint", V_WORD, hint_words}}},
+	{"kernelify", {{"l1", V_BYTES, NULL},
+		       {"size", V_WORD, size_words},
+		       {"granule", V_INT, NULL}}},
 };
 
 const char *const lk_gen_transform_names[] = {
 	"original", "isl", "skew", "fuse", "distribute", "tile", "tile2",
-	"interchange", "unroll-jam", "unroll", "vectorize", NULL,
+	"interchange", "unroll-jam", "unroll", "vectorize", "kernelify", NULL,
 };
 
 #define CHAIN_STEPS_MAX 16
 #define SIZE_MAX_VALUE 4096
+#define L1_MIN_BYTES 1024L
+#define L1_MAX_BYTES (16L << 20)
 
 static const struct transform_spec *find_transform(const char *name)
 {
@@ -112,6 +119,7 @@ static int check_value(struct lk_ctx *ctx, const char *where,
 		       const struct key_spec *k, const char *v)
 {
 	int ok = 0;
+	long n;
 	struct lk_buf allowed = LK_BUF_INIT;
 	const char *const *w;
 
@@ -129,6 +137,10 @@ static int check_value(struct lk_ctx *ctx, const char *where,
 	case V_WORD:
 		ok = word_ok(v, k->words);
 		break;
+	case V_BYTES:
+		ok = !lk_parse_decimal(v, &n) && n >= L1_MIN_BYTES &&
+		     n <= L1_MAX_BYTES;
+		break;
 	}
 	if (ok)
 		return 0;
@@ -140,7 +152,8 @@ static int check_value(struct lk_ctx *ctx, const char *where,
 	     k->kind == V_INT	  ? "an integer 1..4096"
 	     : k->kind == V_SIZES ? "sizes like 32 or 32x32, each 1..4096"
 	     : k->kind == V_INT_OR_FULL ? "an integer 2..4096 or 'full'"
-					: lk_buf_str(&allowed));
+	     : k->kind == V_BYTES ? "bytes, 1024..16777216"
+				  : lk_buf_str(&allowed));
 	lk_buf_release(&allowed);
 	return LK_EINPUT;
 }
@@ -248,6 +261,7 @@ int lk_gen_chain_parse(struct lk_ctx *ctx, const char *text, const char *where,
 {
 	struct lk_gen_chain c = {0};
 	char *copy, *save = NULL, *part;
+	size_t i;
 	int ret = 0;
 
 	if (strspn(text, " \t") == strlen(text))
@@ -270,6 +284,10 @@ int lk_gen_chain_parse(struct lk_ctx *ctx, const char *text, const char *where,
 			c.nsteps++;
 	}
 	free(copy);
+	for (i = 0; !ret && i + 1 < c.nsteps; i++)
+		if (!strcmp(c.steps[i].name, "kernelify"))
+			ret = fail(ctx, where, "transformation '%s': kernelify "
+				   "can only be the last step", text);
 	if (ret) {
 		lk_gen_chain_release(&c);
 		return ret;

@@ -185,6 +185,15 @@ static int store_object(struct lk_ctx *ctx, struct job *job, struct unit *u,
 	return ret;
 }
 
+
+/* A micro-kernel computes something else: it must only compile and run. */
+static int kernelified(const struct unit *u)
+{
+	const struct lk_gen_chain *c = u->chain;
+
+	return c->nsteps && !strcmp(c->steps[c->nsteps - 1].name, "kernelify");
+}
+
 static int verify(struct lk_ctx *ctx, struct job *job, struct unit *u,
 		  const struct lk_strv *cflags, const char *tmp)
 {
@@ -192,25 +201,27 @@ static int verify(struct lk_ctx *ctx, struct job *job, struct unit *u,
 	char *sum = NULL;
 	int ret;
 
-	if (ref->error)
+	if (ref->error && !kernelified(u))
 		return lk_error(ctx, LK_ECHILD, "the original: %s",
 				ref->error);
 	ret = lk_gen_checksum(ctx, u->object, tmp, job->sw->gen.verify_define,
 			      cflags, &sum);
-	if (!ret && strcmp(sum, ref->sum))
+	if (!ret && !kernelified(u) && strcmp(sum, ref->sum))
 		ret = lk_error(ctx, LK_ECHILD, "checksum mismatch: original "
 			       "%s, transformed %s", ref->sum, sum);
 	free(sum);
 	return ret;
 }
 
+/* Whether a unit of this source still needs the original's checksum. */
 static int source_pending(const struct job *job, size_t source)
 {
 	size_t k;
 
 	for (k = 0; k < job->n; k++)
 		if (job->units[k].source == source &&
-		    !job->units[k].done_before)
+		    !job->units[k].done_before &&
+		    !kernelified(&job->units[k]))
 			return 1;
 	return 0;
 }
@@ -322,14 +333,34 @@ static void run_source(void *arg, size_t i)
 
 /* ---- Recording variants. ---- */
 
+/* What the micro-kernel file says about itself (working_set_bytes...). */
+static size_t kernel_facts(const struct unit *u, struct lk_strv *names,
+			   struct lk_strv *values)
+{
+	struct lk_ctx quiet;
+	char *text;
+	size_t len, n = 0;
+
+	lk_ctx_init(&quiet);
+	if (u->object && !lk_file_read(&quiet, u->object, &text, &len)) {
+		n = lk_gen_kernel_params(text, names, values);
+		free(text);
+	}
+	return n;
+}
+
 static void unit_params(const struct lk_sweep *sw, const struct unit *u,
 			const struct lk_variant *v, struct lk_param **out,
 			size_t *n, struct lk_strv *owned)
 {
 	const struct lk_gen_chain *c = u->chain;
-	size_t i, j, k = 0, max = sw->naxes + 3;
+	size_t i, j, k = 0, max = sw->naxes + 3, nfacts = 0;
+	struct lk_strv facts = LK_STRV_INIT, values = LK_STRV_INIT;
 	struct lk_param *p;
 
+	if (kernelified(u))
+		nfacts = kernel_facts(u, &facts, &values);
+	max += nfacts;
 	for (i = 0; i < c->nsteps; i++)
 		max += c->steps[i].keys.n;
 	p = lk_calloc(max, sizeof(*p));
@@ -345,10 +376,22 @@ static void unit_params(const struct lk_sweep *sw, const struct unit *u,
 			p[k++] = (struct lk_param){NULL,
 						   c->steps[i].values.v[j]};
 		}
+	for (i = 0; i < nfacts; i++) {
+		lk_strv_push(owned, facts.v[i]);
+		lk_strv_push(owned, values.v[i]);
+		p[k++] = (struct lk_param){NULL, NULL};
+	}
 	/* Names pushed above, in the same order (the vector may move). */
-	for (i = 0, j = 0; i < k; i++)
-		if (!p[i].name)
+	for (i = 0, j = 0; i < k; i++) {
+		if (!p[i].name && p[i].value) {
 			p[i].name = owned->v[j++];
+		} else if (!p[i].name) {
+			p[i].name = owned->v[j++];
+			p[i].value = owned->v[j++];
+		}
+	}
+	lk_strv_release(&facts);
+	lk_strv_release(&values);
 	*out = p;
 	*n = k;
 }

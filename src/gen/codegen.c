@@ -159,8 +159,7 @@ static isl_printer *print_for(isl_printer *p, isl_ast_print_options *opts,
 	return isl_ast_node_for_print(node, p, opts);
 }
 
-/* Loop iterators named so as not to clash with the statements' words. */
-static isl_id_list *iterators(struct lk_gen_scop *s)
+isl_id_list *gen_iterators(struct lk_gen_scop *s)
 {
 	const char *prefix = "c";
 	isl_id_list *list;
@@ -243,7 +242,7 @@ static int generate(struct lk_ctx *ctx, struct lk_gen_scop *s,
 		isl_set_copy(s->context));
 	int ret = 0;
 
-	build = isl_ast_build_set_iterators(build, iterators(s));
+	build = isl_ast_build_set_iterators(build, gen_iterators(s));
 	build = isl_ast_build_set_before_each_for(build, before_for, &cg);
 	build = isl_ast_build_set_after_each_for(build, after_for, &cg);
 	r->ast = isl_ast_build_node_from_schedule(
@@ -301,13 +300,17 @@ int lk_gen_transform(struct lk_ctx *ctx, struct lk_gen_scop *s,
 		     struct lk_gen_result **out)
 {
 	struct lk_gen_result *r = lk_calloc(1, sizeof(*r));
-	size_t i;
+	size_t i, nsteps = chain->nsteps;
 	int ret;
 
 	*out = NULL;
 	ret = lk_gen_scop_deps(ctx, s);
 	r->schedule = isl_schedule_copy(s->schedule);
-	for (i = 0; !ret && i < chain->nsteps; i++) {
+	/* kernelify (always last) works on the code the others make. */
+	r->kernelified = nsteps &&
+			 !strcmp(chain->steps[nsteps - 1].name, "kernelify");
+	nsteps -= r->kernelified;
+	for (i = 0; !ret && i < nsteps; i++) {
 		char *what = lk_asprintf("%s (step %zu of '%s')",
 					 chain->steps[i].name, i + 1,
 					 chain->text);
@@ -322,6 +325,8 @@ int lk_gen_transform(struct lk_ctx *ctx, struct lk_gen_scop *s,
 		ret = generate(ctx, s, r);
 	if (!ret)
 		r->source = splice(s, r->code);
+	if (!ret && r->kernelified)
+		ret = gen_kernelify(ctx, s, &chain->steps[nsteps], r);
 	if (ret)
 		lk_gen_result_free(r);
 	else
@@ -337,5 +342,7 @@ void lk_gen_result_free(struct lk_gen_result *r)
 	isl_ast_node_free(r->ast);
 	free(r->code);
 	free(r->source);
+	lk_strv_release(&r->param_names);
+	lk_strv_release(&r->param_values);
 	free(r);
 }

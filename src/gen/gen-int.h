@@ -79,6 +79,18 @@ int gen_apply_step(struct lk_ctx *ctx, struct lk_gen_scop *s,
 		   const struct lk_gen_step *st, isl_schedule **sched,
 		   int *hint);
 
+/* The loop iterators of generated code (c0, c1... or lk_c0...), named
+ * so as not to clash with the statements' words. */
+isl_id_list *gen_iterators(struct lk_gen_scop *s);
+
+/*
+ * Replace r->source by a standalone micro-kernel of the hottest innermost
+ * loop of r->schedule (kernelify.c, doc/loopkit-gen.md) and record its
+ * facts in r->param_names/values. LK_EINPUT when no loop qualifies.
+ */
+int gen_kernelify(struct lk_ctx *ctx, struct lk_gen_scop *s,
+		  const struct lk_gen_step *st, struct lk_gen_result *r);
+
 /* isl errors as text, then cleared ("" when none). */
 LK_GIVE char *gen_isl_error(isl_ctx *isl);
 

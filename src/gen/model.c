@@ -326,6 +326,7 @@ void lk_gen_scop_free(struct lk_gen_scop *s)
 	free(s->file);
 	free(s->text);
 	free(s->function);
+	lk_strv_release(&s->cflags);
 	free(s->indent);
 	lk_strv_release(&s->params);
 	free(s);

@@ -727,10 +727,13 @@ int lk_gen_scop_parse(struct lk_ctx *ctx, const char *path,
 	struct lk_gen_scop *s = lk_calloc(1, sizeof(*s));
 	struct walker w = {.ctx = ctx, .file = path, .scop = s};
 	CXIndex index = NULL;
+	size_t i;
 	int ret;
 
 	*out = NULL;
 	s->file = lk_strdup(path);
+	for (i = 0; cflags && i < cflags->n; i++)
+		lk_strv_push(&s->cflags, cflags->v[i]);
 	ret = lk_file_read(ctx, path, &s->text, &s->text_len);
 	if (ret)
 		goto out;

@@ -1,0 +1,236 @@
+/*
+ * The kernel function's declarations, for the standalone micro-kernel:
+ * each parameter's, local's and file-scope variable's scalar (or
+ * element) type, and the values
+ * the first call of the function passes (main's kernel_x(NI, NJ, 1.5,
+ * ...) read at the chosen dataset), by libclang.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <clang-c/Index.h>
+
+#include "kernelify.h"
+#include "loopkit/measure.h"
+
+struct decl_walk {
+	const struct lk_gen_scop *scop;
+	struct kfy_decls *decls;
+	size_t param_base, nparams;   /* the function's, in decls */
+	int found_function, found_call;
+};
+
+static char *cx_take(CXString s)
+{
+	char *copy = lk_strdup(clang_getCString(s) ? clang_getCString(s)
+						   : "");
+
+	clang_disposeString(s);
+	return copy;
+}
+
+static void add_var(struct decl_walk *dw, CXCursor c, int global)
+{
+	struct kfy_decls *d = dw->decls;
+	CXType t = clang_getCanonicalType(clang_getCursorType(c));
+	struct kfy_var *v;
+	int array = 0;
+
+	for (;;) {
+		if (t.kind == CXType_Pointer)
+			t = clang_getPointeeType(t);
+		else if (t.kind == CXType_ConstantArray ||
+			 t.kind == CXType_IncompleteArray ||
+			 t.kind == CXType_VariableArray)
+			t = clang_getArrayElementType(t);
+		else
+			break;
+		array = 1;
+		t = clang_getCanonicalType(t);
+	}
+	if (d->n == d->alloc) {
+		d->alloc = d->alloc ? 2 * d->alloc : 16;
+		d->vars = lk_realloc(d->vars, d->alloc * sizeof(*d->vars));
+	}
+	v = &d->vars[d->n++];
+	memset(v, 0, sizeof(*v));
+	v->name = cx_take(clang_getCursorSpelling(c));
+	v->type = cx_take(clang_getTypeSpelling(clang_getUnqualifiedType(t)));
+	v->array = array;
+	v->global = global;
+}
+
+static enum CXChildVisitResult locals(CXCursor c, CXCursor parent,
+				      CXClientData data)
+{
+	(void)parent;
+	if (clang_getCursorKind(c) == CXCursor_VarDecl)
+		add_var(data, c, 0);
+	return CXChildVisit_Recurse;
+}
+
+static void read_function(struct decl_walk *dw, CXCursor fn)
+{
+	int i, n = clang_Cursor_getNumArguments(fn);
+
+	dw->found_function = 1;
+	dw->param_base = dw->decls->n;
+	for (i = 0; i < n; i++)
+		add_var(dw, clang_Cursor_getArgument(fn, (unsigned)i), 0);
+	dw->nparams = (size_t)n;
+	clang_visitChildren(fn, locals, dw);
+}
+
+static void read_call(struct decl_walk *dw, CXCursor call)
+{
+	int i, n = clang_Cursor_getNumArguments(call);
+
+	for (i = 0; i < n && (size_t)i < dw->nparams; i++) {
+		struct kfy_var *v = &dw->decls->vars[dw->param_base + i];
+		CXEvalResult e = clang_Cursor_Evaluate(
+			clang_Cursor_getArgument(call, (unsigned)i));
+
+		if (!e)
+			continue;
+		if (clang_EvalResult_getKind(e) == CXEval_Int) {
+			v->known = 1;
+			v->ival = clang_EvalResult_getAsLongLong(e);
+		} else if (clang_EvalResult_getKind(e) == CXEval_Float) {
+			v->known = v->is_float = 1;
+			v->fval = clang_EvalResult_getAsDouble(e);
+		}
+		clang_EvalResult_dispose(e);
+	}
+	dw->found_call = 1;
+}
+
+static int named(CXCursor c, const char *name)
+{
+	CXString s = clang_getCursorSpelling(c);
+	int same = !strcmp(clang_getCString(s), name);
+
+	clang_disposeString(s);
+	return same;
+}
+
+static enum CXChildVisitResult visit(CXCursor c, CXCursor parent,
+				     CXClientData data)
+{
+	struct decl_walk *dw = data;
+	enum CXCursorKind k = clang_getCursorKind(c);
+
+	/* Headers' declarations are not the kernel's (calls in main may
+	 * come from macro expansions: only top-level cursors are checked). */
+	if (clang_getCursorKind(parent) == CXCursor_TranslationUnit &&
+	    !clang_Location_isFromMainFile(clang_getCursorLocation(c)))
+		return CXChildVisit_Continue;
+	if (k == CXCursor_VarDecl &&
+	    clang_getCursorKind(parent) == CXCursor_TranslationUnit) {
+		add_var(dw, c, 1);
+		return CXChildVisit_Continue;
+	}
+	if (k == CXCursor_FunctionDecl && clang_isCursorDefinition(c) &&
+	    named(c, dw->scop->function) && !dw->found_function) {
+		read_function(dw, c);
+		return CXChildVisit_Continue;
+	}
+	if (k == CXCursor_CallExpr && !dw->found_call &&
+	    named(c, dw->scop->function) && dw->nparams) {
+		read_call(dw, c);
+		return CXChildVisit_Continue;
+	}
+	return CXChildVisit_Recurse;
+}
+
+static void parse_args(const struct lk_gen_scop *s, const char *define,
+		       struct lk_strv *args)
+{
+	size_t i;
+
+	lk_strv_push(args, "-xc");
+	lk_strv_push(args, "-std=gnu11");
+	lk_strv_pushf(args, "-I%s", lk_rt_include_dir());
+	for (i = 0; i < s->cflags.n; i++)
+		if (!strncmp(s->cflags.v[i], "-D", 2) ||
+		    !strncmp(s->cflags.v[i], "-U", 2) ||
+		    !strncmp(s->cflags.v[i], "-I", 2))
+			lk_strv_push(args, s->cflags.v[i]);
+	lk_strv_pushf(args, "-D%s", define);
+}
+
+int kfy_decls_read(struct lk_ctx *ctx, const struct lk_gen_scop *s,
+		   const char *define, struct kfy_decls *d)
+{
+	struct decl_walk dw = {.scop = s, .decls = d};
+	struct lk_strv args = LK_STRV_INIT;
+	CXIndex index = clang_createIndex(0, 0);
+	CXTranslationUnit tu = NULL;
+	enum CXErrorCode e;
+	int ret = 0;
+
+	memset(d, 0, sizeof(*d));
+	parse_args(s, define, &args);
+	e = clang_parseTranslationUnit2(index, s->file,
+					(const char *const *)args.v,
+					(int)args.n, NULL, 0, 0, &tu);
+	if (e != CXError_Success)
+		ret = lk_error(ctx, LK_EINPUT, "kernelify: %s: libclang "
+			       "cannot parse it (error %d)", s->file, (int)e);
+	else
+		clang_visitChildren(clang_getTranslationUnitCursor(tu), visit,
+				    &dw);
+	if (!ret && !dw.found_function)
+		ret = lk_error(ctx, LK_EINPUT, "kernelify: %s: no definition "
+			       "of %s", s->file, s->function);
+	if (tu)
+		clang_disposeTranslationUnit(tu);
+	clang_disposeIndex(index);
+	lk_strv_release(&args);
+	return ret;
+}
+
+void kfy_decls_release(struct kfy_decls *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++) {
+		free(d->vars[i].name);
+		free(d->vars[i].type);
+	}
+	free(d->vars);
+	memset(d, 0, sizeof(*d));
+}
+
+/* The kernel function's own declarations shadow the file's. */
+const struct kfy_var *kfy_decl_find(const struct kfy_decls *d,
+				    const char *name)
+{
+	const struct kfy_var *global = NULL;
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		if (!strcmp(d->vars[i].name, name)) {
+			if (!d->vars[i].global)
+				return &d->vars[i];
+			global = global ? global : &d->vars[i];
+		}
+	return global;
+}
+
+long kfy_type_size(const char *type)
+{
+	static const struct {
+		const char *type;
+		long size;
+	} sizes[] = {{"double", 8}, {"float", 4}, {"int", 4},
+		     {"unsigned int", 4}, {"long", 8}, {"unsigned long", 8},
+		     {"long long", 8}, {"short", 2}, {"char", 1},
+		     {"signed char", 1}, {"unsigned char", 1},
+		     {"long double", 16}};
+	size_t i;
+
+	for (i = 0; i < LK_ARRAY_SIZE(sizes); i++)
+		if (!strcmp(sizes[i].type, type))
+			return sizes[i].size;
+	return 8;
+}

@@ -1,0 +1,71 @@
+# Micro-kernelification of the whole suite: every kernel, as written and
+# tiled by isl, becomes a standalone benchmark whose kernel function has
+# exactly one loop (one back edge in its CFG) with gcc and clang at -O2
+# and -O3 -march=native, runs (--checksum and measured by loopkit run),
+# and keeps its working set within the L1 budget it records.
+. tests/e2e/lib.sh
+cd "$TMPD"
+command -v clang >/dev/null || skip "clang not installed"
+mkdir gen bin
+# Not verified here (t0881 does): every binary below runs --checksum.
+ls "$SRC"/kernels/*.c | xargs -P2 -I{} sh -c '"$0" gen -q --no-verify {} \
+	--transform original+kernelify \
+	--transform isl+tile,sizes=64x64+kernelify -o gen 2>>gen.err ||
+	echo "{}" >>gen.failed' "$LOOPKIT"
+[ ! -s gen.failed ] || { cat gen.err; fail "gen: $(cat gen.failed)"; }
+[ "$(ls gen/*.c | wc -l)" -eq 60 ] || fail "60 micro-kernels"
+
+# One compiler x flags for one file: "file tag back-edges".
+cat >edges.sh <<'SH'
+f=$1 rt=$2 lib=$3 loopkit=$4 py=$5
+fn=$(sed -n 's/^LK_KERNEL void \([a-z_0-9]*\)(void)$/\1/p' "$f")
+b=bin/$(basename "$f" .c)
+for cc in gcc clang; do
+	for fl in -O2 "-O3 -march=native"; do
+		tag=$cc$(echo "$fl" | tr -d ' =-')
+		if ! $cc $fl -I"$rt" "$f" "$lib" -lm -o "$b.$tag" 2>"$b.$tag.err"
+		then
+			echo "$f $tag compile-error"
+			continue
+		fi
+		n=$("$loopkit" blocks "$b.$tag" --function "$fn" --json |
+		    python3 "$py")
+		echo "$(basename "$f" .c) $tag $n"
+	done
+done
+SH
+ls gen/*.c | xargs -P2 -I{} sh edges.sh {} "$SRC/rt" \
+	"$(dirname "$LOOPKIT")/lib/liblkrt.a" "$LOOPKIT" \
+	"$E2E_DIR/backedges.py" >edges
+[ "$(wc -l <edges)" -eq 240 ] || { cat edges; fail "240 binaries"; }
+awk '$3 != 1' edges >bad
+[ ! -s bad ] || { cat bad; fail "kernel functions without exactly one \
+back edge: $(wc -l <bad) of 240"; }
+
+# Every recorded working set within the default budget, every kernel
+# function with one loop of literal bounds and nothing else looping.
+for f in gen/*.c; do
+	ws=$(sed -n 's/^ \* param working_set_bytes=//p' "$f")
+	[ -n "$ws" ] && [ "$ws" -le 32768 ] && [ "$ws" -gt 0 ] ||
+		fail "$f: working set '$ws'"
+	body=$(sed -n '/^LK_KERNEL void/,/^}/p' "$f")
+	[ "$(echo "$body" | grep -c 'for (')" -eq 1 ] || fail "$f: loops"
+	echo "$body" | grep -Eq 'for \(c[0-9]+ = -?[0-9]+; c[0-9]+ <= -?[0-9]+;' ||
+		fail "$f: bounds not literal"
+done
+
+# The binaries run: the checksum mode, and one measured by loopkit run.
+for b in bin/*.gccO2; do
+	"$b" --checksum | grep -Eq '^checksum [0-9a-f]{16}$' ||
+		fail "$b --checksum"
+done
+"$LOOPKIT" run -q --json -o ld --method processes=1 --method \
+	repetitions=3 -m tsc gen/gemm.1.c >run.json || fail "loopkit run"
+python3 - <<'PY'
+import json
+v = json.load(open("run.json"))
+assert v[0]["status"] == "ok", v
+r = v[0]["results"]
+assert [x["region"] for x in r] == ["gemm"] and r[0]["value"] > 0, r
+PY
+exit 0
