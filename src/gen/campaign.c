@@ -213,15 +213,19 @@ static int verify(struct lk_ctx *ctx, struct job *job, struct unit *u,
 	return ret;
 }
 
-/* Whether a unit of this source still needs the original's checksum. */
-static int source_pending(const struct job *job, size_t source)
+/*
+ * Whether a unit of this source is still to be made; with 'compared', one
+ * whose output is compared with the original's checksum.
+ */
+static int source_pending(const struct job *job, size_t source,
+			  int compared)
 {
 	size_t k;
 
 	for (k = 0; k < job->n; k++)
 		if (job->units[k].source == source &&
 		    !job->units[k].done_before &&
-		    !kernelified(&job->units[k]))
+		    (!compared || !kernelified(&job->units[k])))
 			return 1;
 	return 0;
 }
@@ -236,7 +240,7 @@ static void reference_one(struct job *job, size_t i)
 	char *tmp = mkdtemp(tmpl);
 	struct lk_ctx ctx;
 
-	if (!source_pending(job, i) || !job->sw->gen.verify || !tmp) {
+	if (!source_pending(job, i, 1) || !job->sw->gen.verify || !tmp) {
 		if (tmp)
 			rmdir(tmp);
 		return;
@@ -584,7 +588,7 @@ int lk_gen_campaign(struct lk_ctx *ctx, const struct lk_sweep *sw,
 		goto out;
 	pending = lk_calloc(sw->sources.n + 1, sizeof(*pending));
 	for (i = 0; i < sw->sources.n; i++)
-		if (source_pending(&job, i))
+		if (source_pending(&job, i, 0))
 			pending[k++] = i;
 	lk_progress_init(&job.progress, "gen", todo, opts->quiet);
 	job.pending = pending;
