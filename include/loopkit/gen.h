@@ -104,6 +104,9 @@ struct lk_gen_result {
 				   * a kernelify step the standalone
 				   * micro-kernel file instead */
 	int kernelified;          /* the chain ended with kernelify */
+	char *transformed;        /* then: the whole file it was cut
+				   * from, which computes what the
+				   * original does (NULL otherwise) */
 	struct lk_strv param_names, param_values; /* kernelify's facts
 				   * (working_set_bytes, kernel.loop...) */
 };
@@ -136,6 +139,19 @@ int lk_gen_check_legal(struct lk_ctx *ctx, struct lk_gen_scop *scop,
 int lk_gen_checksum(struct lk_ctx *ctx, const char *source,
 		    const char *workdir, const char *define,
 		    const struct lk_strv *cflags, LK_GIVE char **sum);
+
+/*
+ * Verify what chain 'chain' made: the transformed file (for a chain
+ * ending in kernelify, the one the micro-kernel was cut from) must print
+ * the original's checksum 'ref'; a micro-kernel must compile and run.
+ * The files are written in 'workdir' as 'name' (the kernel's base name,
+ * its headers found through cflags' -I). A mismatch is LK_ECHILD naming
+ * the chain and both checksums.
+ */
+int lk_gen_verify(struct lk_ctx *ctx, const struct lk_gen_result *r,
+		  const char *chain, const char *ref, const char *workdir,
+		  const char *name, const char *define,
+		  const struct lk_strv *cflags);
 
 /*
  * The facts a kernelified file records about itself (the lines

@@ -53,30 +53,24 @@ static int verify(struct lk_ctx *ctx, const char *kernel,
 		  char **ref)
 {
 	char tmpl[] = "/tmp/loopkit-gen-XXXXXX";
-	char *dir = mkdtemp(tmpl), *file = NULL, *sum = NULL;
+	char *dir = mkdtemp(tmpl);
 	const char *base = strrchr(kernel, '/');
 	int ret;
 
 	if (!dir)
 		return lk_error_errno(ctx, "mkdtemp");
-	file = lk_path_join(dir, base ? base + 1 : kernel);
-	/* A micro-kernel computes something else: it must only run. */
-	ret = r->kernelified ? 0 : reference_sum(ctx, kernel, dir, a, cflags,
-						 ref);
+	ret = reference_sum(ctx, kernel, dir, a, cflags, ref);
 	if (!ret)
-		ret = lk_file_write_atomic(ctx, file, r->source,
-					   strlen(r->source));
-	if (!ret)
-		ret = lk_gen_checksum(ctx, file, dir, a->verify_define, cflags,
-				      &sum);
-	if (!ret && !r->kernelified && strcmp(sum, *ref))
-		ret = lk_error(ctx, LK_ECHILD, "%s: checksum mismatch after "
-			       "'%s': original %s, transformed %s", kernel,
-			       chain, *ref, sum);
-	unlink(file);
+		ret = lk_gen_verify(ctx, r, chain, *ref, dir,
+				    base ? base + 1 : kernel, a->verify_define,
+				    cflags);
+	if (ret && strncmp(ctx->msg, kernel, strlen(kernel))) {
+		char *why = lk_strdup(ctx->msg);
+
+		lk_error(ctx, ret, "%s: %s", kernel, why);
+		free(why);
+	}
 	rmdir(dir);
-	free(file);
-	free(sum);
 	return ret;
 }
 

@@ -185,47 +185,29 @@ static int store_object(struct lk_ctx *ctx, struct job *job, struct unit *u,
 	return ret;
 }
 
-
-/* A micro-kernel computes something else: it must only compile and run. */
-static int kernelified(const struct unit *u)
-{
-	const struct lk_gen_chain *c = u->chain;
-
-	return c->nsteps && !strcmp(c->steps[c->nsteps - 1].name, "kernelify");
-}
-
 static int verify(struct lk_ctx *ctx, struct job *job, struct unit *u,
-		  const struct lk_strv *cflags, const char *tmp)
+		  const struct lk_gen_result *r, const struct lk_strv *cflags,
+		  const char *tmp)
 {
 	struct source_ref *ref = &job->refs[u->source];
-	char *sum = NULL;
-	int ret;
+	const char *src = job->sw->sources.v[u->source];
+	const char *base = strrchr(src, '/');
 
-	if (ref->error && !kernelified(u))
+	if (ref->error)
 		return lk_error(ctx, LK_ECHILD, "the original: %s",
 				ref->error);
-	ret = lk_gen_checksum(ctx, u->object, tmp, job->sw->gen.verify_define,
-			      cflags, &sum);
-	if (!ret && !kernelified(u) && strcmp(sum, ref->sum))
-		ret = lk_error(ctx, LK_ECHILD, "checksum mismatch: original "
-			       "%s, transformed %s", ref->sum, sum);
-	free(sum);
-	return ret;
+	return lk_gen_verify(ctx, r, u->chain->text, ref->sum, tmp,
+			     base ? base + 1 : src, job->sw->gen.verify_define,
+			     cflags);
 }
 
-/*
- * Whether a unit of this source is still to be made; with 'compared', one
- * whose output is compared with the original's checksum.
- */
-static int source_pending(const struct job *job, size_t source,
-			  int compared)
+static int source_pending(const struct job *job, size_t source)
 {
 	size_t k;
 
 	for (k = 0; k < job->n; k++)
 		if (job->units[k].source == source &&
-		    !job->units[k].done_before &&
-		    (!compared || !kernelified(&job->units[k])))
+		    !job->units[k].done_before)
 			return 1;
 	return 0;
 }
@@ -240,7 +222,7 @@ static void reference_one(struct job *job, size_t i)
 	char *tmp = mkdtemp(tmpl);
 	struct lk_ctx ctx;
 
-	if (!source_pending(job, i, 1) || !job->sw->gen.verify || !tmp) {
+	if (!source_pending(job, i) || !job->sw->gen.verify || !tmp) {
 		if (tmp)
 			rmdir(tmp);
 		return;
@@ -277,7 +259,7 @@ static void generate(struct job *job, struct unit *u,
 	}
 	ret = store_object(&ctx, job, u, r->source);
 	if (!ret && job->sw->gen.verify)
-		ret = verify(&ctx, job, u, cflags, tmp);
+		ret = verify(&ctx, job, u, r, cflags, tmp);
 	set_outcome(u, ret ? "failed" : "generated", ret ? ctx.msg : "");
 	if (ret)
 		*u->object_hash = '\0';
@@ -336,6 +318,14 @@ static void run_source(void *arg, size_t i)
 }
 
 /* ---- Recording variants. ---- */
+
+/* The chain makes a micro-kernel, which records facts about itself. */
+static int kernelified(const struct unit *u)
+{
+	const struct lk_gen_chain *c = u->chain;
+
+	return c->nsteps && !strcmp(c->steps[c->nsteps - 1].name, "kernelify");
+}
 
 /* What the micro-kernel file says about itself (working_set_bytes...). */
 static size_t kernel_facts(const struct unit *u, struct lk_strv *names,
@@ -588,7 +578,7 @@ int lk_gen_campaign(struct lk_ctx *ctx, const struct lk_sweep *sw,
 		goto out;
 	pending = lk_calloc(sw->sources.n + 1, sizeof(*pending));
 	for (i = 0; i < sw->sources.n; i++)
-		if (source_pending(&job, i, 0))
+		if (source_pending(&job, i))
 			pending[k++] = i;
 	lk_progress_init(&job.progress, "gen", todo, opts->quiet);
 	job.pending = pending;

@@ -342,6 +342,7 @@ void lk_gen_result_free(struct lk_gen_result *r)
 	isl_ast_node_free(r->ast);
 	free(r->code);
 	free(r->source);
+	free(r->transformed);
 	lk_strv_release(&r->param_names);
 	lk_strv_release(&r->param_values);
 	free(r);

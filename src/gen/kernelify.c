@@ -569,7 +569,7 @@ static int choose(struct kfy *k, const char *size, struct lk_gen_result *r)
 	if (!ret) {
 		lk_ctx_clear(k->ctx);
 		record(r, &p, size, k->names);
-		free(r->source);
+		r->transformed = r->source;
 		r->source = kfy_emit(k->s, &k->decls, &p, r, size);
 	}
 	for (i = 0; i < KFY_DEPTH_MAX; i++)

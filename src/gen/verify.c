@@ -110,3 +110,43 @@ int lk_gen_checksum(struct lk_ctx *ctx, const char *source,
 	lk_strv_release(&argv);
 	return ret;
 }
+
+/* Write 'text' as workdir/name and read its checksum. */
+static int checksum_text(struct lk_ctx *ctx, const char *text,
+			 const char *workdir, const char *name,
+			 const char *define, const struct lk_strv *cflags,
+			 char **sum)
+{
+	char *file = lk_path_join(workdir, name);
+	int ret = lk_file_write_atomic(ctx, file, text, strlen(text));
+
+	if (!ret)
+		ret = lk_gen_checksum(ctx, file, workdir, define, cflags, sum);
+	unlink(file);
+	free(file);
+	return ret;
+}
+
+int lk_gen_verify(struct lk_ctx *ctx, const struct lk_gen_result *r,
+		  const char *chain, const char *ref, const char *workdir,
+		  const char *name, const char *define,
+		  const struct lk_strv *cflags)
+{
+	const char *same = r->kernelified ? r->transformed : r->source;
+	char *sum = NULL;
+	int ret = checksum_text(ctx, same, workdir, name, define, cflags,
+				&sum);
+
+	if (!ret && strcmp(sum, ref))
+		ret = lk_error(ctx, LK_ECHILD, "checksum mismatch after '%s'%s:"
+			       " original %s, transformed %s", chain,
+			       r->kernelified ? " (the nest kernelify starts "
+			       "from)" : "", ref, sum);
+	free(sum);
+	sum = NULL;
+	if (!ret && r->kernelified)
+		ret = checksum_text(ctx, r->source, workdir, name, define,
+				    cflags, &sum);
+	free(sum);
+	return ret;
+}
