@@ -195,10 +195,8 @@ static isl_ast_node *after_for(isl_ast_node *node, isl_ast_build *build,
 	isl_id *id = isl_ast_expr_get_id(it);
 	isl_size n = -1;
 
+	(void)k;
 	isl_union_map_foreach_map(um, out_dims, &n);
-
-	if (n >= 1 && n <= KFY_DEPTH_MAX && !k->names[n - 1])
-		k->names[n - 1] = lk_strdup(isl_id_get_name(id));
 	isl_id_free(id);
 	isl_ast_expr_free(it);
 	isl_union_map_free(um);
@@ -216,7 +214,8 @@ static int loop_depth(isl_ast_node *loop)
 	return depth;
 }
 
-static void add_candidate(struct kfy *k, isl_ast_node *node)
+static void add_candidate(struct kfy *k, isl_ast_node *node,
+			  const char *const *outer)
 {
 	struct cand *c;
 	size_t i;
@@ -230,6 +229,8 @@ static void add_candidate(struct kfy *k, isl_ast_node *node)
 	memset(c, 0, sizeof(*c));
 	c->loop = node;
 	c->depth = loop_depth(node);
+	for (i = 0; i < KFY_DEPTH_MAX; i++)
+		c->outer[i] = outer[i] ? lk_strdup(outer[i]) : NULL;
 	isl_ast_node_foreach_descendant_top_down(node, collect_user, c);
 	for (i = 0; i < c->nusers; i++) {
 		c->executions += c->users[i]->executions;
@@ -238,19 +239,74 @@ static void add_candidate(struct kfy *k, isl_ast_node *node)
 	}
 }
 
-static isl_bool visit_for(isl_ast_node *node, void *user)
-{
-	isl_ast_node *body;
-	int inner = 0;
+static void walk(struct kfy *k, isl_ast_node *node, const char **outer);
 
-	if (isl_ast_node_get_type(node) != isl_ast_node_for)
-		return isl_bool_true;
-	body = isl_ast_node_for_get_body(node);
+static void walk_child(struct kfy *k, isl_ast_node *child,
+		       const char **outer)
+{
+	if (child)
+		walk(k, child, outer);
+	isl_ast_node_free(child);
+}
+
+/* A loop: a candidate if innermost, else its body under its name. */
+static void walk_for(struct kfy *k, isl_ast_node *node, const char **outer)
+{
+	isl_ast_node *body = isl_ast_node_for_get_body(node);
+	isl_ast_expr *it = isl_ast_node_for_get_iterator(node);
+	isl_id *id = isl_ast_expr_get_id(it);
+	int d = loop_depth(node), inner = 0;
+	const char *saved = NULL;
+
 	isl_ast_node_foreach_descendant_top_down(body, find_for, &inner);
+	if (!inner) {
+		add_candidate(k, node, outer);
+	} else {
+		if (d >= 0 && d < KFY_DEPTH_MAX) {
+			saved = outer[d];
+			outer[d] = isl_id_get_name(id);
+		}
+		walk(k, body, outer);
+		if (d >= 0 && d < KFY_DEPTH_MAX)
+			outer[d] = saved;
+	}
+	isl_id_free(id);
+	isl_ast_expr_free(it);
 	isl_ast_node_free(body);
-	if (!inner)
-		add_candidate(user, node);
-	return isl_bool_true;
+}
+
+/*
+ * The innermost loops, each with the loops around it on its own path
+ * (sibling nests reuse the names and depths of each other's loops).
+ */
+static void walk(struct kfy *k, isl_ast_node *node, const char **outer)
+{
+	isl_ast_node_list *list;
+	isl_size i, n;
+
+	switch (isl_ast_node_get_type(node)) {
+	case isl_ast_node_for:
+		walk_for(k, node, outer);
+		break;
+	case isl_ast_node_if:
+		walk_child(k, isl_ast_node_if_get_then_node(node), outer);
+		if (isl_ast_node_if_has_else_node(node) == isl_bool_true)
+			walk_child(k, isl_ast_node_if_get_else_node(node),
+				   outer);
+		break;
+	case isl_ast_node_block:
+		list = isl_ast_node_block_get_children(node);
+		n = isl_ast_node_list_n_ast_node(list);
+		for (i = 0; i < n; i++)
+			walk_child(k, isl_ast_node_list_get_at(list, i), outer);
+		isl_ast_node_list_free(list);
+		break;
+	case isl_ast_node_mark:
+		walk_child(k, isl_ast_node_mark_get_node(node), outer);
+		break;
+	default:
+		break;
+	}
 }
 
 static isl_ast_node *build_ast(struct kfy *k, isl_schedule *sched)
@@ -519,7 +575,7 @@ static void add_param(struct lk_gen_result *r, const char *name,
 }
 
 static void record(struct lk_gen_result *r, const struct kfy_plan *p,
-		   const char *size, char *const *names)
+		   const char *size, char *const *outer)
 {
 	int d;
 
@@ -532,9 +588,9 @@ static void record(struct lk_gen_result *r, const struct kfy_plan *p,
 	for (d = 0; d < p->depth; d++) {
 		char *key;
 
-		if (!names[d])
+		if (!outer[d])
 			continue;
-		key = lk_asprintf("fixed.%s", names[d]);
+		key = lk_asprintf("fixed.%s", outer[d]);
 		add_param(r, key, "%ld", p->fixed[d]);
 		free(key);
 	}
@@ -544,11 +600,12 @@ static int choose(struct kfy *k, const char *size, struct lk_gen_result *r)
 {
 	isl_ast_node *ast = build_ast(k, r->schedule);
 	struct kfy_plan p = {0};
-	size_t i;
+	const char *outer[KFY_DEPTH_MAX] = {0};
+	size_t i, j;
 	int ret = LK_EINPUT;
 
 	if (ast)
-		isl_ast_node_foreach_descendant_top_down(ast, visit_for, k);
+		walk(k, ast, outer);
 	if (!ast || k->failed) {
 		char *msg = gen_isl_error(k->s->isl);
 
@@ -568,15 +625,16 @@ static int choose(struct kfy *k, const char *size, struct lk_gen_result *r)
 	}
 	if (!ret) {
 		lk_ctx_clear(k->ctx);
-		record(r, &p, size, k->names);
+		record(r, &p, size, k->cands[i - 1].outer);
 		r->transformed = r->source;
 		r->source = kfy_emit(k->s, &k->decls, &p, r, size);
 	}
-	for (i = 0; i < KFY_DEPTH_MAX; i++)
-		free(k->names[i]);
 	kfy_plan_release(&p);
-	for (i = 0; i < k->ncands; i++)
+	for (i = 0; i < k->ncands; i++) {
 		free(k->cands[i].users);
+		for (j = 0; j < KFY_DEPTH_MAX; j++)
+			free(k->cands[i].outer[j]);
+	}
 	free(k->cands);
 	isl_ast_node_free(ast);
 	return ret;

@@ -94,6 +94,8 @@ struct cand {
 	long hotness, executions;
 	struct kuser **users;     /* the body's, in order */
 	size_t nusers;
+	char *outer[KFY_DEPTH_MAX]; /* iterators of the loops around it,
+				     * by dimension (NULL: no loop) */
 };
 
 struct kfy {
@@ -104,7 +106,6 @@ struct kfy {
 	long l1, granule;
 	struct cand *cands;
 	size_t ncands, alloc;
-	char *names[KFY_DEPTH_MAX];  /* loop iterators by dimension */
 	int failed;
 };
 

@@ -54,6 +54,18 @@ for f in gen/*.c; do
 		fail "$f: bounds not literal"
 done
 
+# The fixed loops are those around the kernel loop on its own path, each
+# named once and never the kernel loop (3mm skewed and tiled has sibling
+# nests whose loops reuse the names and depths).
+"$LOOPKIT" gen -q --no-verify "$SRC/kernels/3mm.c" \
+	-t skew+tile,sizes=16+kernelify >3mm-skew.c || fail "3mm skew+tile"
+for f in gen/*.c 3mm-skew.c; do
+	names=$(sed -n 's/^ \* param fixed\.\([a-z0-9_]*\)=.*/\1/p' "$f")
+	loop=$(sed -n 's/^ \* param kernel\.loop=//p' "$f")
+	[ -z "$(echo "$names" | sort | uniq -d)" ] || fail "$f: a loop fixed twice"
+	! echo "$names" | grep -qx "$loop" || fail "$f: the kernel loop fixed"
+done
+
 # The binaries run: the checksum mode, and one measured by loopkit run.
 for b in bin/*.gccO2; do
 	"$b" --checksum | grep -Eq '^checksum [0-9a-f]{16}$' ||
