@@ -35,12 +35,17 @@ static const char prelude[] =
 	"#endif\n"
 	"\n"
 	"/* gcc's predictive commoning unrolls a loop with reuse across\n"
-	" * iterations by two and leaves a second loop for the rest. */\n"
+	" * iterations by two and leaves a second loop for the rest; at -O3\n"
+	" * it unswitches a loop on an invariant condition (a library call's\n"
+	" * error path, a comparison with an element the loop does not\n"
+	" * write) into two loops, and splits paths to the latch (sqrt's\n"
+	" * errno path gets a latch of its own). */\n"
 	"#if defined(__clang__)\n"
 	"#define LK_KERNEL __attribute__((noinline))\n"
 	"#else\n"
 	"#define LK_KERNEL __attribute__((noinline, noipa, "
-	"optimize(\"no-predictive-commoning\")))\n"
+	"optimize(\"no-predictive-commoning\", \"no-unswitch-loops\", "
+	"\"no-split-paths\")))\n"
 	"#endif\n\n";
 
 static int contains(const struct lk_strv *sv, const char *s)

@@ -353,26 +353,60 @@ static isl_set *outer_of(struct kfy *k, const struct cand *c, int dims)
 	return all;
 }
 
-/* Outer dimension by dimension: the first value at or past the middle. */
+/* Whether v is the value of a loop fixed before dimension d. */
+static int taken(const struct cand *c, const struct kfy_plan *p, int d,
+		 long v)
+{
+	int e;
+
+	for (e = 0; e < d; e++)
+		if (c->outer[e] && p->fixed[e] == v)
+			return 1;
+	return 0;
+}
+
+/* The first value of dimension d in 'outer' at or past 'from'. */
+static int first_from(isl_set *outer, int d, long from, long *v)
+{
+	isl_set *past = isl_set_lower_bound_si(isl_set_copy(outer),
+					       isl_dim_set, (unsigned)d, from);
+	long hi;
+	int ret = kfy_dim_bounds(past, d, v, &hi);
+
+	isl_set_free(past);
+	return ret;
+}
+
+/*
+ * Outer dimension by dimension: the first value at or past the middle,
+ * or past it, if there is one, a value no outer loop has: a point on a
+ * diagonal (floyd-warshall's i == k) is a special case, where compilers
+ * find invariant comparisons and branch on them.
+ */
 static int representative(struct kfy *k, const struct cand *c,
 			  struct kfy_plan *p)
 {
 	isl_set *outer = outer_of(k, c, c->depth);
-	long lo, hi;
-	int d, ret = 0;
+	long lo, hi, v;
+	int d, tries, ret = 0;
 
 	for (d = 0; !ret && d < c->depth; d++) {
-		isl_set *past;
-
 		if (kfy_dim_bounds(outer, d, &lo, &hi)) {
 			ret = -1;
 			break;
 		}
-		past = isl_set_lower_bound_si(isl_set_copy(outer),
-					      isl_dim_set, (unsigned)d,
-					      lo + (hi - lo) / 2);
-		ret = kfy_dim_bounds(past, d, &p->fixed[d], &hi);
-		isl_set_free(past);
+		ret = first_from(outer, d, lo + (hi - lo) / 2, &p->fixed[d]);
+		v = p->fixed[d];
+		for (tries = 0; !ret && c->outer[d] && taken(c, p, d, v) &&
+				tries < KFY_DEPTH_MAX; tries++) {
+			long next;
+
+			if (first_from(outer, d, v + 1, &next))
+				break;
+			v = next;
+		}
+		if (!ret && !taken(c, p, d, v))
+			p->fixed[d] = v;
 		outer = isl_set_fix_si(outer, isl_dim_set, (unsigned)d,
 				       p->fixed[d]);
 	}
