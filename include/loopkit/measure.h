@@ -144,6 +144,9 @@ struct lk_run_opts {
 	int quiet;              /* no progress */
 	int retry_failed;       /* forget failed runs first */
 	int list_only;          /* print the plan, run nothing */
+	int build_only;         /* build (through the cache), measure
+				 * nothing: sum->built, ->cached, ->failed
+				 * count distinct builds, no reports */
 	int verbose;
 };
 

@@ -84,8 +84,10 @@ static int stage_gen(struct campaign *c, char **line)
 /* Kernel measurement: "min of 4" unless the file says how. */
 static int stage_measure(struct campaign *c, char **line)
 {
-	struct lk_run_opts o = {c->dir, c->jobs, c->quiet, c->retry_failed,
-				0, lk_cli_verbose};
+	struct lk_run_opts o = {.store_dir = c->dir, .jobs = c->jobs,
+				.quiet = c->quiet,
+				.retry_failed = c->retry_failed,
+				.verbose = lk_cli_verbose};
 	struct lk_run_summary sum = {0};
 	long failed = 0;
 	size_t i;

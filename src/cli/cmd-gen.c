@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "loopkit/gen.h"
+#include "loopkit/measure.h"
 
 static const char usage[] =
 	"[options] KERNEL.c --transform T [--transform T ...]\n"
@@ -17,13 +18,14 @@ static const char usage[] =
 	"verify that the result's --checksum at -DMINI_DATASET equals the\n"
 	"original's. Prints the new source, or writes DIR/<kernel>.<n>.c\n"
 	"with -o. With -c, expand the campaign's kernels x transformations\n"
-	"into variants in its store (doc/loopkit-gen.md).";
+	"into variants in its store and build each variant's binary with its\n"
+	"compiler and flags (doc/loopkit-gen.md).";
 
 struct gen_args {
 	const char *config, *out_dir, *verify_define;
 	struct lk_strv transforms, defines, includes;
 	long jobs;
-	int print, no_verify, list, quiet;
+	int print, no_verify, no_build, list, quiet;
 };
 
 static void cflags_of(const struct gen_args *a, struct lk_strv *cflags)
@@ -157,6 +159,28 @@ static void print_units(const struct lk_gen_summary *sum)
 	}
 }
 
+/*
+ * Each variant's binary, as 'run -c' and 'campaign' would build it (the
+ * same build key, so they find it stored). A compile error is recorded
+ * with the build, not an error of gen.
+ */
+static int build_variants(struct lk_ctx *ctx, const struct lk_sweep *sw,
+			  const struct gen_args *a, const char *dir)
+{
+	struct lk_run_opts ro = {.store_dir = dir, .jobs = (int)a->jobs,
+				 .quiet = a->quiet, .build_only = 1,
+				 .verbose = lk_cli_verbose};
+	struct lk_run_summary sum = {0};
+	int ret = lk_run_sweep(ctx, sw, &ro, &sum);
+
+	if (!ret && !a->quiet)
+		fprintf(stderr, "loopkit: builds: %ld compiled now, %ld stored "
+			"earlier, %ld failed (their logs: loopkit export "
+			"--opt-report)\n", sum.built, sum.cached, sum.failed);
+	lk_run_summary_release(&sum);
+	return ret;
+}
+
 static int gen_campaign(struct lk_ctx *ctx, const struct gen_args *a)
 {
 	struct lk_sweep *sw = NULL;
@@ -181,6 +205,8 @@ static int gen_campaign(struct lk_ctx *ctx, const struct gen_args *a)
 				sum.skipped, sum.failed, sum.variants,
 				go.store_dir);
 	}
+	if (!ret && !a->list && !a->no_build && sum.variants > 0)
+		ret = build_variants(ctx, sw, a, go.store_dir);
 	lk_gen_summary_release(&sum);
 	lk_sweep_free(sw);
 	return ret;
@@ -206,6 +232,8 @@ int cmd_gen(int argc, char **argv)
 		 "do not compile and compare checksums"},
 		{0, "verify-define", LK_OPT_STRING, &a.verify_define, "NAME",
 		 "the size macro for verifying (default MINI_DATASET)"},
+		{0, "no-build", LK_OPT_BOOL, &a.no_build, NULL,
+		 "with -c: store the variants' sources only, no binaries"},
 		{0, "list", LK_OPT_BOOL, &a.list, NULL,
 		 "with -c: print what would be made, make nothing"},
 		{'j', "jobs", LK_OPT_LONG, &a.jobs, "N",

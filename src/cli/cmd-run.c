@@ -412,8 +412,11 @@ int cmd_run(int argc, char **argv)
 	ctx.verbose = lk_cli_verbose;
 	ret = load_sweep(&ctx, &a, argc, argv, first, &sw);
 	if (!ret) {
-		ro = (struct lk_run_opts){a.out_dir, (int)a.jobs, a.quiet,
-					  a.retry_failed, 0, lk_cli_verbose};
+		ro = (struct lk_run_opts){.store_dir = a.out_dir,
+					  .jobs = (int)a.jobs,
+					  .quiet = a.quiet,
+					  .retry_failed = a.retry_failed,
+					  .verbose = lk_cli_verbose};
 		ret = lk_run_sweep(&ctx, sw, &ro, &sum);
 	}
 	if (!ret)

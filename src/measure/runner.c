@@ -4,6 +4,7 @@
  * committed on its own, keyed by the hash of its inputs, so a killed
  * sweep resumes where it stopped.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -246,6 +247,9 @@ static int plan_all(struct plan *p)
 struct build_job {
 	struct plan *plan;
 	size_t *leaders;   /* one unit per distinct build key */
+	pthread_mutex_t lock;
+	struct lk_progress progress;
+	long built, cached, failed;
 };
 
 static void build_one(void *arg, size_t i)
@@ -254,11 +258,26 @@ static void build_one(void *arg, size_t i)
 	struct plan *p = job->plan;
 	struct unit *u = &p->units[job->leaders[i]];
 	struct lk_ctx ctx;
+	int cached;
 
 	lk_ctx_init(&ctx);
+	cached = !lk_store_build_get(&ctx, p->store, u->build_key, &u->build);
+	lk_build_rec_release(&u->build);
+	lk_ctx_clear(&ctx);
 	if (lk_build(&ctx, p->store, &u->spec, &u->build))
 		u->build_error = lk_strdup(ctx.msg);
 	u->build_done = 1;
+	pthread_mutex_lock(&job->lock);
+	if (u->build_error || !u->build.ok)
+		job->failed++;
+	else if (cached)
+		job->cached++;
+	else
+		job->built++;
+	lk_progress_step(&job->progress, u->label,
+			 u->build_error || !u->build.ok ? "failed"
+			 : cached ? "stored" : "built");
+	pthread_mutex_unlock(&job->lock);
 }
 
 static int needs_build(const struct unit *u)
@@ -278,15 +297,24 @@ static size_t leader_of(const struct plan *p, size_t i)
 	return SIZE_MAX;
 }
 
-static void build_all(struct plan *p)
+static void build_all(struct plan *p, struct lk_run_summary *sum)
 {
-	struct build_job job = {p, lk_calloc(p->n + 1, sizeof(size_t))};
+	struct build_job job = {.plan = p,
+				.leaders = lk_calloc(p->n + 1, sizeof(size_t))};
 	size_t i, nleaders = 0;
 
 	for (i = 0; i < p->n; i++)
 		if (needs_build(&p->units[i]) && leader_of(p, i) == SIZE_MAX)
 			job.leaders[nleaders++] = i;
+	pthread_mutex_init(&job.lock, NULL);
+	lk_progress_init(&job.progress, "build", nleaders, p->opts->quiet);
 	lk_pool_run(p->opts->jobs, nleaders, build_one, &job);
+	lk_progress_end(&job.progress);
+	pthread_mutex_destroy(&job.lock);
+	sum->built = job.built;
+	sum->cached = job.cached;
+	if (p->opts->build_only)
+		sum->failed = job.failed;
 	for (i = 0; i < p->n; i++) {
 		struct unit *u = &p->units[i];
 		size_t l;
@@ -535,10 +563,14 @@ int lk_run_sweep(struct lk_ctx *ctx, const struct lk_sweep *sweep,
 	p.method = lk_method_canonical(&sweep->method);
 	if ((ret = open_campaign(&p)) || (ret = plan_all(&p)))
 		goto out;
+	if (opts->build_only) {
+		build_all(&p, sum);
+		goto out;
+	}
 	if (!opts->list_only) {
 		if ((ret = snapshot_env(&p)))
 			goto out;
-		build_all(&p);
+		build_all(&p, sum);
 		if ((ret = measure_all(&p, sum)))
 			goto out;
 	}

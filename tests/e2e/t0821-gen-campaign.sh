@@ -1,6 +1,7 @@
 # A user's kernel (2-D convolution, not a test kernel) through the whole
-# pipeline: loopkit gen -c stores verified variants, loopkit run -c
-# builds and measures them, a rerun of gen does no work, --list plans.
+# pipeline: loopkit gen -c stores verified variants and their binaries,
+# loopkit run -c measures them on those binaries, a rerun of gen does no
+# work, --list plans, --no-build stores sources only.
 . tests/e2e/lib.sh
 cd "$TMPD"
 cp "$SRC"/tests/data/gen/conv2d.c "$SRC"/tests/data/gen/checksum.h .
@@ -32,6 +33,11 @@ sqlite3 loopkit.d/store.db "select value from variant_params where
 	fail "transformation parameter stored"
 sqlite3 loopkit.d/store.db "select value from variant_params where
 	name = 'tile.sizes'" | grep -qx '4x4' || fail "step parameter stored"
+b=$(sqlite3 loopkit.d/store.db "select count(*) from builds where ok = 1")
+[ "$b" -eq 4 ] || fail "4 binaries built by gen -c, got $b"
+for f in $(sqlite3 loopkit.d/store.db "select binary from builds"); do
+	[ -x "loopkit.d/$f" ] || fail "binary $f"
+done
 # Nothing changed: nothing redone, no new object.
 before=$(find loopkit.d/objects -type f | wc -l)
 "$LOOPKIT" gen -q -c camp.yaml >units2 || fail "gen -c again"
@@ -46,4 +52,14 @@ runs=$(sqlite3 loopkit.d/store.db "select count(*) from runs where
 [ "$runs" -eq 4 ] || { cat table; fail "4 measured runs, got $runs"; }
 n=$(sqlite3 loopkit.d/store.db "select count(*) from variants")
 [ "$n" -eq 4 ] || fail "run added variants ($n)"
+b=$(sqlite3 loopkit.d/store.db "select count(*) from builds")
+[ "$b" -eq 4 ] || fail "run -c built again ($b builds)"
+[ "$(sqlite3 loopkit.d/store.db "select count(distinct build_id) from
+	runs")" -eq 4 ] || fail "runs on gen's binaries"
+# --no-build: the variants, no binary.
+"$LOOPKIT" gen -q -c camp.yaml -o nobuild --no-build >units3 ||
+	fail "gen -c --no-build"
+[ "$(sqlite3 nobuild/store.db "select count(*) from variants")" -eq 4 ] &&
+[ "$(sqlite3 nobuild/store.db "select count(*) from builds")" -eq 0 ] ||
+	fail "--no-build"
 exit 0
