@@ -97,6 +97,11 @@ int lk_store_build_get(struct lk_ctx *ctx, struct lk_store *s,
 int lk_store_build_put(struct lk_ctx *ctx, struct lk_store *s,
 		       struct lk_build_rec *b);
 void lk_build_rec_release(struct lk_build_rec *b);
+/* Record build_ids[i] as variant_ids[i]'s latest build, in one
+ * transaction. */
+int lk_store_variant_builds_set(struct lk_ctx *ctx, struct lk_store *s,
+				const int64_t *variant_ids,
+				const int64_t *build_ids, size_t n);
 
 /* One raw figure of one sample. */
 struct lk_sample_rec {

@@ -334,6 +334,26 @@ static void build_all(struct plan *p, struct lk_run_summary *sum)
 	free(job.leaders);
 }
 
+/* Each variant's build as its latest, before any run uses it. */
+static int record_builds(struct plan *p)
+{
+	int64_t *variants = lk_calloc(p->n + 1, sizeof(*variants));
+	int64_t *builds = lk_calloc(p->n + 1, sizeof(*builds));
+	size_t i, n = 0;
+	int ret;
+
+	for (i = 0; i < p->n; i++)
+		if (p->units[i].build_done && p->units[i].build.id > 0) {
+			variants[n] = p->units[i].variant_id;
+			builds[n++] = p->units[i].build.id;
+		}
+	ret = lk_store_variant_builds_set(p->ctx, p->store, variants, builds,
+					  n);
+	free(variants);
+	free(builds);
+	return ret;
+}
+
 /* ---- Measuring, one variant at a time. ---- */
 
 static int measure_one(struct plan *p, struct unit *u, const char **status)
@@ -565,13 +585,14 @@ int lk_run_sweep(struct lk_ctx *ctx, const struct lk_sweep *sweep,
 		goto out;
 	if (opts->build_only) {
 		build_all(&p, sum);
+		ret = record_builds(&p);
 		goto out;
 	}
 	if (!opts->list_only) {
 		if ((ret = snapshot_env(&p)))
 			goto out;
 		build_all(&p, sum);
-		if ((ret = measure_all(&p, sum)))
+		if ((ret = record_builds(&p)) || (ret = measure_all(&p, sum)))
 			goto out;
 	}
 	summarise(&p, sum);

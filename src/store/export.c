@@ -499,7 +499,8 @@ static const char reports_sql[] =
 	" FROM variants v"
 	" LEFT JOIN runs r ON r.id = (SELECT id FROM runs"
 	"  WHERE variant_id = v.id ORDER BY finished DESC, id DESC LIMIT 1)"
-	" LEFT JOIN builds b ON b.id = r.build_id"
+	" LEFT JOIN variant_builds vb ON vb.variant_id = v.id"
+	" LEFT JOIN builds b ON b.id = coalesce(r.build_id, vb.build_id)"
 	" WHERE ?1 IS NULL OR v.campaign_id = ?1 ORDER BY v.id";
 
 static void write_report(sqlite3_stmt *st, FILE *out)

@@ -246,11 +246,23 @@ static const char migration_3[] =
 	" created REAL NOT NULL DEFAULT (" NOW "),"
 	" PRIMARY KEY (variant_id, filter)) WITHOUT ROWID;";
 
+/*
+ * Each variant's latest build, whether or not a run used it yet: gen -c
+ * builds before anything is measured (runs.build_id is what a run
+ * measured).
+ */
+static const char migration_4[] =
+	"CREATE TABLE variant_builds ("
+	" variant_id INTEGER PRIMARY KEY REFERENCES variants(id)"
+	"  ON DELETE CASCADE,"
+	" build_id INTEGER NOT NULL REFERENCES builds(id) ON DELETE CASCADE);";
+
 /* Append only. Entry i takes the schema from version i to i + 1. */
 static const char *const migrations[] = {
 	migration_1,
 	migration_2,
 	migration_3,
+	migration_4,
 };
 
 int lk_store_latest_version(void)

@@ -228,6 +228,36 @@ out:
 	return ret;
 }
 
+int lk_store_variant_builds_set(struct lk_ctx *ctx, struct lk_store *s,
+				const int64_t *variant_ids,
+				const int64_t *build_ids, size_t n)
+{
+	static const char sql[] =
+		"INSERT OR REPLACE INTO variant_builds (variant_id, build_id)"
+		" VALUES (?1, ?2)";
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	int ret = store_begin(ctx, s);
+
+	if (!ret)
+		ret = store_prepare(ctx, s, sql, &st);
+	for (i = 0; !ret && i < n; i++) {
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, variant_ids[i]);
+		sqlite3_bind_int64(st, 2, build_ids[i]);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			ret = store_fail(ctx, s, "cannot record the build of "
+					 "variant %lld",
+					 (long long)variant_ids[i]);
+	}
+	sqlite3_finalize(st);
+	if (!ret)
+		ret = store_commit(ctx, s);
+	else
+		store_rollback(s);
+	return ret;
+}
+
 /* An upsert, not INSERT OR REPLACE: the id stays, so runs keep theirs. */
 int lk_store_build_put(struct lk_ctx *ctx, struct lk_store *s,
 		       struct lk_build_rec *b)

@@ -38,6 +38,10 @@ b=$(sqlite3 loopkit.d/store.db "select count(*) from builds where ok = 1")
 for f in $(sqlite3 loopkit.d/store.db "select binary from builds"); do
 	[ -x "loopkit.d/$f" ] || fail "binary $f"
 done
+# The builds' logs are there before any run.
+"$LOOPKIT" export --opt-report >report || fail "export --opt-report"
+[ "$(grep -c '^== ' report)" -eq 4 ] && ! grep -q 'not built' report ||
+	{ cat report; fail "opt-report after gen -c"; }
 # Nothing changed: nothing redone, no new object.
 before=$(find loopkit.d/objects -type f | wc -l)
 "$LOOPKIT" gen -q -c camp.yaml >units2 || fail "gen -c again"
