@@ -124,7 +124,7 @@ unit: $(UNIT_BIN)
 	echo "unit: $$pass passed, $$fail failed"; [ $$fail -eq 0 ]
 
 e2e: $(LOOPKIT) $(LIBLKRT) $(PLUGIN)
-	@LOOPKIT=$(ABS_O)/loopkit sh tests/e2e/run.sh
+	@LOOPKIT=$(ABS_O)/loopkit sh tests/e2e/run.sh $(T)
 
 check-suite: unit e2e
 
