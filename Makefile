@@ -8,6 +8,16 @@ MAKEFLAGS += --no-builtin-rules
 %.c: %.y
 %.c: %.l
 
+# Everything computed from the installed packages (pkg-config, the GCC
+# plugin headers) is computed when make reads this file: the targets that
+# install packages first (demo, check) run the build in a sub-make, which
+# reads it again after the install.
+PKG_FOUND  := $(shell pkg-config --exists $(PKGS) 2>/dev/null && echo yes)
+ifneq ($(PKG_FOUND),yes)
+ifeq ($(filter deps demo check clean help format,$(MAKECMDGOALS)),)
+$(error libraries missing ($(PKGS), seen by pkg-config): run 'make deps', or 'make demo', which installs them)
+endif
+endif
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lZydis -lZycore \
 	      -lxxhash $(CLANG_LIBS) -lpthread -lm
@@ -129,7 +139,9 @@ e2e: $(LOOPKIT) $(LIBLKRT) $(PLUGIN)
 check-suite: unit e2e
 
 # The whole suite, then again under ASan+UBSan in its own build directory.
-check: all
+# Packages first, then the build in a sub-make that sees them.
+check: deps
+	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory check-suite
 	@$(MAKE) --no-print-directory O=$(O)/asan SANITIZE=1 check-suite
 	@sh tests/fuzz/run.sh $(O)/fuzz regress
@@ -140,7 +152,8 @@ asan:
 fuzz:
 	@sh tests/fuzz/run.sh $(O)/fuzz explore
 
-demo: deps all
+demo: deps
+	@$(MAKE) --no-print-directory all
 	@sh examples/demo.sh $(LOOPKIT)
 
 bench: all

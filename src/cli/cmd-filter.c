@@ -19,7 +19,8 @@ static const char usage[] =
 	"settings from its 'filter:' section, verdicts stored.";
 
 struct filter_args {
-	const char *config, *dir, *threshold, *l1d_size, *working_set;
+	const char *config, *dir, *threshold, *l1d_size, *l1d_assoc;
+	const char *line_size, *working_set;
 	long jobs, timeout;
 	int redo, quiet, json;
 };
@@ -48,16 +49,31 @@ static int parse_threshold(struct lk_ctx *ctx, const char *text,
 	return 0;
 }
 
+/* An optional positive number option: 0 when absent or valid. */
+static int parse_positive(struct lk_ctx *ctx, const char *opt,
+			  const char *unit, const char *text, long *out)
+{
+	if (!text)
+		return 0;
+	if (lk_parse_long(text, out) || *out <= 0)
+		return lk_error(ctx, LK_EINPUT, "%s: expected %s, not '%s'",
+				opt, unit, text);
+	return 0;
+}
+
 static int settings_from_args(struct lk_ctx *ctx, const struct filter_args *a,
 			      struct lk_l1_filter_cfg *f)
 {
 	memset(f, 0, sizeof(*f));
 	if (a->threshold && parse_threshold(ctx, a->threshold, f))
 		return LK_EINPUT;
-	if (a->l1d_size &&
-	    (lk_parse_long(a->l1d_size, &f->l1d_size) || f->l1d_size <= 0))
-		return lk_error(ctx, LK_EINPUT, "--l1d-size: expected bytes, "
-				"not '%s'", a->l1d_size);
+	if (parse_positive(ctx, "--l1d-size", "bytes", a->l1d_size,
+			   &f->l1d_size) ||
+	    parse_positive(ctx, "--l1d-assoc", "ways", a->l1d_assoc,
+			   &f->l1d_assoc) ||
+	    parse_positive(ctx, "--line-size", "bytes", a->line_size,
+			   &f->line_size))
+		return LK_EINPUT;
 	f->timeout = (double)a->timeout;
 	return 0;
 }
@@ -136,6 +152,12 @@ int cmd_filter(int argc, char **argv)
 		 "(default 1%)"},
 		{0, "l1d-size", LK_OPT_STRING, &a.l1d_size, "BYTES",
 		 "simulated L1D size (default: this host's)"},
+		{0, "l1d-assoc", LK_OPT_STRING, &a.l1d_assoc, "WAYS",
+		 "simulated L1D ways (default: the host's with its size, "
+		 "else 8)"},
+		{0, "line-size", LK_OPT_STRING, &a.line_size, "BYTES",
+		 "simulated line size (default: the host's with its size, "
+		 "else 64)"},
 		{0, "working-set", LK_OPT_STRING, &a.working_set, "BYTES",
 		 "a proven working set, for AVX-512 kernels"},
 		{0, "timeout", LK_OPT_LONG, &a.timeout, "SECONDS",
@@ -159,13 +181,13 @@ int cmd_filter(int argc, char **argv)
 	lk_ctx_init(&ctx);
 	ctx.verbose = lk_cli_verbose;
 	if (a.config || first >= argc) {
-		if (first < argc || a.working_set || a.l1d_size || a.json ||
-		    a.timeout)
+		if (first < argc || a.working_set || a.l1d_size ||
+		    a.l1d_assoc || a.line_size || a.json || a.timeout)
 			return lk_cli_usage_error(
 				"filter", "on a campaign, no BINARY, "
-				"--working-set, --l1d-size, --timeout or "
-				"--json: the campaign file's 'filter:' "
-				"section says");
+				"--working-set, --l1d-size, --l1d-assoc, "
+				"--line-size, --timeout or --json: the "
+				"campaign file's 'filter:' section says");
 		ret = campaign(&ctx, &a);
 	} else {
 		ret = 0;

@@ -38,8 +38,13 @@ for t in $(q "select distinct tool from predictions"); do
 	n=$(q "select count(*) from predictions where tool = '$t'")
 	[ "$n" -eq "$nblocks" ] || fail "$t: $n predictions, $nblocks blocks"
 done
-q "select count(distinct tool) from predictions" | grep -qx '[3-9]' ||
-	fail "fewer than llvm-mca x2 + fake"
+# One llvm-mca per installed LLVM version (however many this host has),
+# plus the adapter.
+nmca=$(for m in /usr/lib/llvm-*/bin/llvm-mca $(command -v llvm-mca); do
+	[ -x "$m" ] && "$m" --version 2>/dev/null | grep -m1 'LLVM version'
+done | sort -u | wc -l)
+[ "$(q "select count(distinct tool) from predictions")" -eq $((nmca + 1)) ] ||
+	fail "not one tool per llvm-mca version ($nmca) + fake"
 [ "$(q "select count(*) from predictions where params like '%native%'
 	and tool like 'llvm-mca%'")" -eq 0 ] || fail "-mcpu=native recorded"
 [ "$(q "select count(*) from predictions where status = 'ok' and
