@@ -415,8 +415,8 @@ static void json_reasons(struct lk_buf *b, const struct lk_report *r)
 }
 
 static const char *const variant_keys[] = {
-	"variant", "name", "source", "compiler", "flagset", "region", "measured",
-	"measured_metric", "measured_source", "measured_unit",
+	"variant", "name", "source", "compiler", "flagset", "region",
+	"measured", "measured_metric", "measured_source", "measured_unit",
 	"measure_note", "verdict",
 };
 static const char *const pred_keys[] = {
