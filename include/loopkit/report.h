@@ -106,7 +106,11 @@ struct lk_report_pred {
 struct lk_report_variant {
 	int64_t id;
 	char *hash, *source, *compiler, *flagset;
-	char *source_name;   /* base name, the path if base names clash */
+	char *source_name;   /* lk_variant_source_name: a generated
+				variant's kernel, else the file's base name;
+				family/kernel or the path if two sources
+				share one */
+	char *name;          /* lk_variant_name, for people */
 	struct lk_param *params;  /* owned strings */
 	size_t nparams;
 	enum lk_report_meas meas;
@@ -186,6 +190,17 @@ void lk_report_variants_csv(const struct lk_report *r, struct lk_buf *out);
 void lk_report_json(const struct lk_report *r, struct lk_buf *out);
 
 /*
+ * Each analyzer's figures over every variant, one line each, the same
+ * as the rows of report.csv without a group: "LABEL: C/V kernels
+ * compared (E excluded by a filter, F failed, M without prediction, U
+ * not measured), MAPE x %, median |error| y %, Kendall tau-b t" (MAPE
+ * and the median of the absolute relative error to 0.1 %, tau-b to
+ * 0.001, "n/a" where undefined); a fallback basis's line says what it
+ * compares with instead of the counts.
+ */
+void lk_report_summary(const struct lk_report *r, struct lk_buf *out);
+
+/*
  * The two plots as SVG (gnuplot, svg terminal): predicted against
  * measured (log-log, a series per analyzer, y = x) and the CDF of the
  * relative error per analyzer, on basis 0 only. gnuplot is the program
@@ -218,6 +233,8 @@ struct lk_report_opts {
 	FILE *dash;           /* where a path "-" writes; NULL: "-" is a
 				 file name */
 	const char *gnuplot;  /* NULL: "gnuplot" from PATH; "": no plots */
+	struct lk_buf *summary; /* non-NULL: gets lk_report_summary once
+				   the files are written */
 };
 
 enum lk_report_file {

@@ -57,6 +57,33 @@ struct lk_param {
 	const char *value;
 };
 
+/* ---- Variant names (src/store/name.c). ---- */
+
+/*
+ * A variant's name for people. One 'loopkit gen' made (its parameters
+ * hold a non-empty kernel= and transformation=) is named by its kernel,
+ * chain, compiler, flag set, then the sweep's axes (the parameters gen
+ * stores before kernel=): "gemm isl+tile,sizes=32x32+kernelify gcc O2
+ * N=400"; the generator's other parameters (family, the chain's step
+ * parameters, the micro-kernel's facts) are left out. Any other variant
+ * keeps its file's base name and shows every parameter: "triad.c gcc O2
+ * N=1000". A parameter with an empty value shows as its name alone.
+ * Never fails.
+ */
+LK_GIVE char *lk_variant_name(const char *source, const char *compiler,
+			      const char *flagset,
+			      const struct lk_param *params, size_t nparams);
+/* What a variant's source is called: a generated variant's kernel, else
+ * the source's base name (borrowed from params or source). */
+LK_KEEP const char *lk_variant_source_name(const char *source,
+					   const struct lk_param *params,
+					   size_t nparams);
+/* Whether 'loopkit gen' made the variant (see lk_variant_name). */
+int lk_variant_generated(const struct lk_param *params, size_t nparams);
+/* The value of the first parameter called name, NULL when none. */
+LK_KEEP const char *lk_variant_param(const struct lk_param *params,
+				     size_t nparams, const char *name);
+
 struct lk_variant_rec {
 	const char *hash;        /* of everything below */
 	const char *source;      /* path as configured */

@@ -58,19 +58,6 @@ void lk_stage_summary_release(struct lk_stage_summary *sum)
 	memset(sum, 0, sizeof(*sum));
 }
 
-static char *variant_label(const struct lk_variant_binary *v)
-{
-	const char *base = strrchr(v->source, '/');
-	struct lk_buf label = LK_BUF_INIT;
-
-	lk_buf_addf(&label, "%s %s %s", base ? base + 1 : v->source,
-		    v->compiler, v->flagset);
-	for (size_t i = 0; i < v->nparams; i++)
-		lk_buf_addf(&label, " %s=%s", v->params[i].name,
-			    v->params[i].value);
-	return lk_buf_detach(&label);
-}
-
 void lk_stage_item_set(struct lk_stage_item *item, const char *status,
 		     const char *reason)
 {
@@ -88,7 +75,9 @@ void lk_stage_items_init(struct lk_stage_summary *sum,
 	sum->n = n;
 	for (size_t i = 0; i < n; i++) {
 		sum->items[i].variant_id = v[i].variant_id;
-		sum->items[i].label = variant_label(&v[i]);
+		sum->items[i].label = lk_variant_name(
+			v[i].source, v[i].compiler, v[i].flagset, v[i].params,
+			v[i].nparams);
 		lk_stage_item_set(&sum->items[i], "pending", "");
 	}
 }

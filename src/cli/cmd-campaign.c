@@ -214,18 +214,27 @@ static int stage_filter(struct campaign *c, char **line)
 	return ret;
 }
 
+/* The page, then each analyzer's figures on a line of its own. */
 static int stage_report(struct campaign *c, char **line)
 {
-	struct lk_report_opts o = {0};
+	struct lk_buf figures = LK_BUF_INIT, b = LK_BUF_INIT;
+	struct lk_report_opts o = {.summary = &figures};
 	int ret = lk_report_campaign(c->ctx, c->store, c->id, c->cfg, &o);
-	char *html;
+	char *html, *p, *nl;
 
-	if (ret)
-		return ret;
-	html = lk_report_output_path(c->store, c->cfg, &o, LK_REPORT_HTML);
-	note(line, "%s", html);
-	free(html);
-	return 0;
+	if (!ret) {
+		html = lk_report_output_path(c->store, c->cfg, &o,
+					     LK_REPORT_HTML);
+		lk_buf_adds(&b, html);
+		free(html);
+		for (p = figures.buf; p && (nl = strchr(p, '\n'));
+		     p = nl + 1)
+			lk_buf_addf(&b, "\n%9s%.*s", "", (int)(nl - p), p);
+		*line = lk_buf_detach(&b);
+	}
+	lk_buf_release(&figures);
+	lk_buf_release(&b);
+	return ret;
 }
 
 static const struct stage {
@@ -292,6 +301,18 @@ static int open_campaign(struct campaign *c, const char *config)
 	return ret;
 }
 
+/* "name     first line (time)", then the line's other lines. */
+static void stage_done(struct campaign *c, const char *name,
+		       const char *line, double seconds)
+{
+	const char *nl = strchr(line, '\n');
+	int first = nl ? (int)(nl - line) : (int)strlen(line);
+
+	lk_strv_push_take(&c->lines, lk_asprintf("%-8s %.*s (%.1f s)%s",
+						 name, first, line, seconds,
+						 nl ? nl : ""));
+}
+
 static int run_stages(struct campaign *c, size_t first, size_t last)
 {
 	size_t i;
@@ -313,10 +334,7 @@ static int run_stages(struct campaign *c, size_t first, size_t last)
 				st->name);
 			break;
 		}
-		lk_strv_push_take(&c->lines,
-				  lk_asprintf("%-8s %s (%.1f s)", st->name,
-					      line ? line : "",
-					      lk_now() - t0));
+		stage_done(c, st->name, line ? line : "", lk_now() - t0);
 		free(line);
 	}
 	return ret;

@@ -268,10 +268,13 @@ static void generate(struct job *job, struct unit *u,
 
 static void unit_done(struct job *job, struct unit *u)
 {
+	char *what = lk_asprintf("%s %s", u->kernel, u->chain->text);
+
 	pthread_mutex_lock(&job->lock);
 	write_marker(job->store, u);
-	lk_progress_step(&job->progress, u->chain->text, u->status);
+	lk_progress_step(&job->progress, what, u->status);
 	pthread_mutex_unlock(&job->lock);
+	free(what);
 }
 
 /*

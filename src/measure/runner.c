@@ -45,29 +45,19 @@ struct plan {
 	size_t nstored;
 };
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
 static void make_params(const struct lk_sweep *sw, struct unit *u)
 {
-	struct lk_buf label = LK_BUF_INIT;
 	size_t i;
 
 	u->nparams = sw->naxes;
 	u->params = lk_calloc(sw->naxes + 1, sizeof(*u->params));
-	lk_buf_addf(&label, "%s %s %s", base_name(u->v->source),
-		    u->v->compiler, u->v->flagset->name);
 	for (i = 0; i < sw->naxes; i++) {
 		u->params[i].name = sw->axes[i].name;
 		u->params[i].value = u->v->values[i];
-		lk_buf_addf(&label, " %s=%s", sw->axes[i].name,
-			    u->v->values[i]);
 	}
-	u->label = lk_buf_detach(&label);
+	u->label = lk_variant_name(u->v->source, u->v->compiler,
+				   u->v->flagset->name, u->params,
+				   u->nparams);
 	u->spec = (struct lk_build_spec){
 		.source = u->v->source, .compiler = u->v->compiler,
 		.cflags = u->v->flagset->flags, .defines = u->params,
@@ -200,19 +190,12 @@ static int plan_from_store(struct plan *p)
 }
 
 /* A generated variant is named by its kernel and transformation, not
- * by its content-addressed file. */
+ * by its content-addressed file: the name needs all its parameters. */
 static void stored_label(struct unit *u, const struct lk_variant_binary *row)
 {
-	const char *kernel = stored_value(row, "kernel");
-	const char *chain = stored_value(row, "transformation");
-	char *rest;
-
-	if (!*kernel)
-		return;
-	rest = strchr(u->label, ' ');
-	rest = lk_asprintf("%s %s%s", kernel, chain, rest ? rest : "");
 	free(u->label);
-	u->label = rest;
+	u->label = lk_variant_name(row->source, row->compiler, row->flagset,
+				   row->params, row->nparams);
 }
 
 static int plan_all(struct plan *p)

@@ -42,32 +42,51 @@ void report_add_param_name(struct lk_report *r, const char *name)
 	lk_strv_push(&r->param_names, name);
 }
 
-static const char *base_name(const char *path)
+/* A generated variant's kernel names its source, else the file's base
+ * name; its long form (when two sources share a short one): family/kernel
+ * or the path. */
+static const char *short_name(const struct lk_report_variant *v)
 {
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
+	return lk_variant_source_name(v->source, v->params, v->nparams);
 }
 
-/* Base names unless two different paths share one. */
+static char *long_name(const struct lk_report_variant *v)
+{
+	const char *family;
+
+	if (!lk_variant_generated(v->params, v->nparams))
+		return lk_strdup(v->source);
+	family = lk_variant_param(v->params, v->nparams, "family");
+	return family && *family ? lk_asprintf("%s/%s", family, short_name(v))
+				 : lk_strdup(short_name(v));
+}
+
+/* Short names unless two different sources share one. */
 void report_name_sources(struct lk_report *r)
 {
+	char **longs = lk_calloc(r->nvariants + 1, sizeof(*longs));
 	int clash = 0;
 	size_t i, j;
 
+	for (i = 0; i < r->nvariants; i++)
+		longs[i] = long_name(&r->variants[i]);
 	for (i = 0; !clash && i < r->nvariants; i++)
 		for (j = 0; !clash && j < i; j++)
-			clash = strcmp(r->variants[i].source,
-				       r->variants[j].source) &&
-				!strcmp(base_name(r->variants[i].source),
-					base_name(r->variants[j].source));
+			clash = strcmp(longs[i], longs[j]) &&
+				!strcmp(short_name(&r->variants[i]),
+					short_name(&r->variants[j]));
 	for (i = 0; i < r->nvariants; i++) {
-		const char *src = r->variants[i].source;
+		struct lk_report_variant *v = &r->variants[i];
 
-		free(r->variants[i].source_name);
-		r->variants[i].source_name =
-			lk_strdup(clash ? src : base_name(src));
+		free(v->source_name);
+		v->source_name = clash ? longs[i] : lk_strdup(short_name(v));
+		if (!clash)
+			free(longs[i]);
+		free(v->name);
+		v->name = lk_variant_name(v->source, v->compiler, v->flagset,
+					  v->params, v->nparams);
 	}
+	free(longs);
 }
 
 const char *report_key_value(const struct lk_report *r,
@@ -132,6 +151,24 @@ static int unknown_key(struct lk_ctx *ctx, const struct lk_report *r,
 	return ret;
 }
 
+/* Whether a chosen key has key's value in every variant: the same
+ * groups (a generated variant's source is named by its kernel). */
+static int repeats_group(const struct lk_report *r, const char *key)
+{
+	size_t i, k;
+
+	for (k = 0; k < r->group_by.n; k++) {
+		for (i = 0; i < r->nvariants; i++)
+			if (strcmp(report_key_value(r, &r->variants[i], key),
+				   report_key_value(r, &r->variants[i],
+						    r->group_by.v[k])))
+				break;
+		if (i == r->nvariants)
+			return 1;
+	}
+	return 0;
+}
+
 int report_choose_groups(struct lk_ctx *ctx, struct lk_report *r,
 			 const struct lk_sweep *cfg)
 {
@@ -153,7 +190,7 @@ int report_choose_groups(struct lk_ctx *ctx, struct lk_report *r,
 		struct lk_strv values = LK_STRV_INIT;
 
 		key_values(r, key, &values);
-		if (values.n >= 2)
+		if (values.n >= 2 && !repeats_group(r, key))
 			lk_strv_push(&r->group_by, key);
 		lk_strv_release(&values);
 	}

@@ -372,7 +372,8 @@ static void variants(struct lk_buf *b, const struct lk_report *r)
 	size_t i, a;
 
 	lk_buf_adds(b, "<h2>Variants</h2>\n<table><tr><th class=\"t\">"
-		       "variant</th><th class=\"t\">source</th>"
+		       "variant</th><th class=\"t\">name</th>"
+		       "<th class=\"t\">source</th>"
 		       "<th class=\"t\">compiler</th><th class=\"t\">flags"
 		       "</th><th class=\"t\">parameters</th><th>measured"
 		       "</th><th class=\"t\">filters</th>");
@@ -384,6 +385,7 @@ static void variants(struct lk_buf *b, const struct lk_report *r)
 
 		lk_buf_addf(b, "<tr><td class=\"t\"><code>%.12s</code></td>",
 			    v->hash);
+		tag_text(b, "td", "t", v->name);
 		tag_text(b, "td", "t", v->source_name);
 		tag_text(b, "td", "t", v->compiler);
 		tag_text(b, "td", "t", v->flagset);

@@ -468,6 +468,7 @@ static void free_variant(struct lk_report_variant *v, size_t nanalyzers)
 	free(v->hash);
 	free(v->source);
 	free(v->source_name);
+	free(v->name);
 	free(v->compiler);
 	free(v->flagset);
 	for (j = 0; j < v->nparams; j++) {

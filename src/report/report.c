@@ -163,6 +163,8 @@ int lk_report_campaign(struct lk_ctx *ctx, struct lk_store *s,
 		ret = make_plots(ctx, r, opts, &scatter, &cdf, &note);
 	if (!ret)
 		ret = write_all(ctx, s, r, cfg, opts, scatter, cdf, note);
+	if (!ret && opts->summary)
+		lk_report_summary(r, opts->summary);
 	free(scatter);
 	free(cdf);
 	free(note);

@@ -180,7 +180,7 @@ void lk_report_csv(const struct lk_report *r, struct lk_buf *out)
 /* ---- One row per variant and analyzer. ---- */
 
 static const char *const variant_head[] = {
-	"variant", "source", "compiler", "flagset",
+	"variant", "name", "source", "compiler", "flagset",
 };
 static const char *const variant_tail[] = {
 	"region", "measured", "measured_metric", "measured_source",
@@ -255,6 +255,7 @@ static void variant_cells(struct fmt *f, const struct lk_report_variant *v)
 
 	snprintf(hash, sizeof(hash), "%s", v->hash);
 	cell_text(f, hash);
+	cell_text(f, v->name);
 	cell_text(f, v->source_name);
 	cell_text(f, v->compiler);
 	cell_text(f, v->flagset);
@@ -414,8 +415,8 @@ static void json_reasons(struct lk_buf *b, const struct lk_report *r)
 }
 
 static const char *const variant_keys[] = {
-	"variant", "source", "compiler", "flagset", "region", "measured",
-	"measured_metric", "measured_source", "measured_unit",
+	"variant", "name", "source", "compiler", "flagset", "region",
+	"measured", "measured_metric", "measured_source", "measured_unit",
 	"measure_note", "verdict",
 };
 static const char *const pred_keys[] = {

@@ -11,7 +11,8 @@
 #include "store-int.h"
 
 static const char *const head_columns[] = {
-	"campaign", "variant", "source", "compiler", "flagset", "cflags",
+	"campaign", "variant", "name", "source", "compiler", "flagset",
+	"cflags",
 };
 static const char *const tail_columns[] = {
 	"region", "metric", "value", "unit", "metric_source", "reducer",
@@ -19,6 +20,11 @@ static const char *const tail_columns[] = {
 };
 #define NHEAD LK_ARRAY_SIZE(head_columns)
 #define NTAIL LK_ARRAY_SIZE(tail_columns)
+
+/* A variant's parameters, in order. */
+static const char params_sql[] =
+	"SELECT name, value FROM variant_params WHERE variant_id = ?1"
+	" ORDER BY position";
 
 /* Flush the output buffer to the FILE past this many bytes. */
 #define FLUSH_AT 65536
@@ -65,7 +71,8 @@ struct export {
 	struct lk_strv params;   /* -D names, by first appearance */
 	struct lk_strv columns;  /* every column name, in order */
 	char **values;           /* the current variant's -D values */
-	int64_t variant;         /* whose values those are */
+	char *name;              /* its lk_variant_name */
+	int64_t variant;         /* whose values and name those are */
 	struct cell *cells;
 	struct lk_buf buf;
 	size_t nrows;
@@ -209,29 +216,74 @@ static void clear_values(struct export *x)
 		free(x->values[i]);
 		x->values[i] = NULL;
 	}
+	free(x->name);
+	x->name = NULL;
 }
 
-/* Fetch the -D values of a variant into x->values, by column. */
-static int load_values(struct export *x, sqlite3_stmt *st, int64_t variant)
+static const char *row_text(sqlite3_stmt *rows, int col)
 {
+	const char *t = (const char *)sqlite3_column_text(rows, col);
+
+	return t ? t : "";
+}
+
+/* The variant's name from its parameters, in order (names and values
+ * alternate in both), and the current row's source, compiler and flag
+ * set (columns col, col + 1, col + 2). */
+static void name_variant(struct export *x, sqlite3_stmt *rows, int col,
+			 const struct lk_strv *both)
+{
+	struct lk_param *p = lk_calloc(both->n / 2 + 1, sizeof(*p));
+	size_t i;
+
+	for (i = 0; i < both->n / 2; i++)
+		p[i] = (struct lk_param){both->v[2 * i], both->v[2 * i + 1]};
+	x->name = lk_variant_name(row_text(rows, col),
+				  row_text(rows, col + 1),
+				  row_text(rows, col + 2), p, both->n / 2);
+	free(p);
+}
+
+/*
+ * Read the parameters of x->variant (params bound to it, params_sql),
+ * into x->values by column when x->values is there, and x->name from
+ * them and rows' current row (source, compiler, flag set from col on).
+ */
+static int variant_name(struct export *x, sqlite3_stmt *params,
+			sqlite3_stmt *rows, int col)
+{
+	struct lk_strv both = LK_STRV_INIT;
 	int rc;
 
-	clear_values(x);
-	x->variant = variant;
-	if (sqlite3_bind_int64(st, 1, variant))
-		return store_fail(x->ctx, x->s, "cannot bind variant");
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(st, 0);
-		long i = name ? param_index(x, name) : -1;
+	while ((rc = sqlite3_step(params)) == SQLITE_ROW) {
+		const char *name = row_text(params, 0);
+		long i = x->values ? param_index(x, name) : -1;
 
-		if (i >= 0 && sqlite3_column_type(st, 1) != SQLITE_NULL)
-			x->values[i] = store_column_dup(st, 1);
+		if (i >= 0 && sqlite3_column_type(params, 1) != SQLITE_NULL)
+			x->values[i] = store_column_dup(params, 1);
+		lk_strv_push(&both, name);
+		lk_strv_push(&both, row_text(params, 1));
 	}
-	sqlite3_reset(st);
+	sqlite3_reset(params);
+	if (rc == SQLITE_DONE)
+		name_variant(x, rows, col, &both);
+	lk_strv_release(&both);
 	if (rc != SQLITE_DONE)
 		return store_fail(x->ctx, x->s, "cannot read the parameters "
-				  "of variant %lld", (long long)variant);
+				  "of variant %lld", (long long)x->variant);
 	return 0;
+}
+
+/* Fetch the -D values of the variant of the current row into x->values,
+ * by column, and its name. */
+static int load_values(struct export *x, sqlite3_stmt *params,
+		       sqlite3_stmt *rows, int64_t variant)
+{
+	clear_values(x);
+	x->variant = variant;
+	if (sqlite3_bind_int64(params, 1, variant))
+		return store_fail(x->ctx, x->s, "cannot bind variant");
+	return variant_name(x, params, rows, COL_SOURCE);
 }
 
 static void cell_text(struct cell *c, const char *text)
@@ -271,7 +323,9 @@ static void fill_cells(struct export *x, sqlite3_stmt *st)
 	size_t i;
 
 	cell_column(c++, st, COL_CAMPAIGN, CELL_TEXT);
-	for (i = COL_VARIANT; i <= COL_CFLAGS; i++)
+	cell_column(c++, st, COL_VARIANT, CELL_TEXT);
+	cell_text(c++, x->name);
+	for (i = COL_SOURCE; i <= COL_CFLAGS; i++)
 		cell_column(c++, st, (int)i, CELL_TEXT);
 	for (i = 0; i < x->params.n; i++, c++) {
 		cell_text(c, x->values[i]);
@@ -415,7 +469,7 @@ static int write_rows(struct export *x, sqlite3_stmt *rows,
 		int64_t variant = sqlite3_column_int64(rows, COL_VARIANT_ID);
 
 		if (variant != x->variant)
-			ret = load_values(x, values, variant);
+			ret = load_values(x, values, rows, variant);
 		if (ret)
 			break;
 		fill_cells(x, rows);
@@ -435,9 +489,7 @@ static int write_table(struct export *x)
 	int ret = store_prepare(x->ctx, x->s, rows_sql, &rows);
 
 	if (!ret)
-		ret = store_prepare(x->ctx, x->s, "SELECT name, value FROM"
-				    " variant_params WHERE variant_id = ?1",
-				    &values);
+		ret = store_prepare(x->ctx, x->s, params_sql, &values);
 	if (!ret)
 		ret = bind_campaign(x, rows);
 	if (ret)
@@ -494,8 +546,7 @@ int lk_store_export(struct lk_ctx *ctx, struct lk_store *s,
 
 static const char reports_sql[] =
 	"SELECT substr(v.hash, 1, 12), v.source, v.compiler, v.flagset,"
-	" (SELECT value FROM variant_params WHERE variant_id = v.id"
-	"  AND name = 'transformation'), b.ok, b.log"
+	" v.id, b.ok, b.log"
 	" FROM variants v"
 	" LEFT JOIN runs r ON r.id = (SELECT id FROM runs"
 	"  WHERE variant_id = v.id ORDER BY finished DESC, id DESC LIMIT 1)"
@@ -503,33 +554,43 @@ static const char reports_sql[] =
 	" LEFT JOIN builds b ON b.id = coalesce(r.build_id, vb.build_id)"
 	" WHERE ?1 IS NULL OR v.campaign_id = ?1 ORDER BY v.id";
 
-static void write_report(sqlite3_stmt *st, FILE *out)
+/* "== 1a2b3c4d5e6f gemm original gcc O2 (objects/ab/cdef....c)", then
+ * the build's report. */
+static int write_report(struct export *x, sqlite3_stmt *st,
+			sqlite3_stmt *params)
 {
-	const char *chain = (const char *)sqlite3_column_text(st, 4);
 	const char *log = (const char *)sqlite3_column_text(st, 6);
 	size_t n;
+	int ret;
 
-	fprintf(out, "== %s %s %s %s%s%s\n", sqlite3_column_text(st, 0),
-		sqlite3_column_text(st, 1), sqlite3_column_text(st, 2),
-		sqlite3_column_text(st, 3), chain ? " " : "",
-		chain ? chain : "");
+	x->variant = sqlite3_column_int64(st, 4);
+	if (sqlite3_bind_int64(params, 1, x->variant))
+		return store_fail(x->ctx, x->s, "cannot bind variant");
+	ret = variant_name(x, params, st, 1);
+	if (ret)
+		return ret;
+	fprintf(x->out, "== %s %s (%s)\n", row_text(st, 0), x->name,
+		row_text(st, 1));
+	free(x->name);
+	x->name = NULL;
 	if (sqlite3_column_type(st, 5) == SQLITE_NULL)
-		fputs("(not built)\n", out);
+		fputs("(not built)\n", x->out);
 	else if (!log || !*log)
-		fputs("(empty: built without method.opt-report)\n", out);
+		fputs("(empty: built without method.opt-report)\n", x->out);
 	else {
 		n = strlen(log);
-		fputs(log, out);
+		fputs(log, x->out);
 		if (log[n - 1] != '\n')
-			fputc('\n', out);
+			fputc('\n', x->out);
 	}
+	return 0;
 }
 
 int lk_store_export_opt_reports(struct lk_ctx *ctx, struct lk_store *s,
 				const char *campaign, FILE *out)
 {
 	struct export x = {.ctx = ctx, .s = s, .out = out};
-	sqlite3_stmt *st = NULL;
+	sqlite3_stmt *st = NULL, *params = NULL;
 	int ret, rc;
 
 	ret = store_exec(ctx, s, "BEGIN");
@@ -540,12 +601,15 @@ int lk_store_export_opt_reports(struct lk_ctx *ctx, struct lk_store *s,
 	if (!ret)
 		ret = store_prepare(ctx, s, reports_sql, &st);
 	if (!ret)
+		ret = store_prepare(ctx, s, params_sql, &params);
+	if (!ret)
 		ret = bind_campaign(&x, st);
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW)
-		write_report(st, out);
+		ret = write_report(&x, st, params);
 	if (!ret && rc != SQLITE_DONE)
 		ret = store_fail(ctx, s, "cannot read the builds' reports");
 	sqlite3_finalize(st);
+	sqlite3_finalize(params);
 	store_rollback(s);
 	return ret;
 }

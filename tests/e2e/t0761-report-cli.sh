@@ -57,7 +57,15 @@ grep -q "warning: gnuplot is not installed" err.txt ||
 grep -q "No plots: gnuplot is not installed" out/report.html ||
 	fail "no gnuplot: the page says so"
 ! grep -q "<svg" out/report.html || fail "no gnuplot: no plot"
-[ "$(grep -c . out.txt)" -eq 4 ] || fail "four files listed: $(cat out.txt)"
+[ "$(grep -c '^out/' out.txt)" -eq 4 ] ||
+	fail "four files listed: $(cat out.txt)"
+# Then the analyzer's figures, those of report.csv.
+grep -q '^llvm-mca 19: [01]/1 kernel compared' out.txt ||
+	fail "the analyzer's line: $(cat out.txt)"
+if command -v python3 >/dev/null; then
+	python3 "$E2E_DIR/summarycheck.py" out.txt out/report.csv ||
+		fail "the figures are report.csv's: $(cat out.txt)"
+fi
 # One prediction at twice the measured cycles: +100 % (unless the
 # calibration of this run was unreliable: then it is on TSC ticks).
 case $flags in

@@ -1,6 +1,7 @@
 #!/bin/sh
 # loopkit campaign: every stage from one file on real kernels, resumed
 # stage by stage; lifted = sum of occurrences x prediction on the store;
+# the summary gives each analyzer's figures as report.csv does;
 # the report opens in headless Chromium with its plots and no console
 # message.
 . tests/e2e/lib.sh
@@ -46,6 +47,12 @@ grep -q '^count    6 variants: 0 counted now, 6 stored earlier' second ||
 	fail "count again: $(cat second)"
 grep -q '^predict .* predictions made now' second || fail "no predict line"
 grep -q '^report   .*report.html' second || fail "no report line"
+# Under it, each analyzer's coverage, MAPE, median |error| and tau-b:
+# report.csv's figures.
+python3 "$E2E_DIR/summarycheck.py" second loopkit.d/report/report.csv ||
+	fail "analyzer lines: $(cat second)"
+grep -q '^         bprof [^:]*: [0-9]/6 kernels compared' second ||
+	fail "bprof's line: $(cat second)"
 "$LOOPKIT" campaign -c c.yaml --from predict -q >third 2>err ||
 	fail "campaign --from predict: $(cat err)"
 grep -q '^predict .*: 0 predictions made now' third ||

@@ -467,12 +467,15 @@ Test(report, default_groups_and_group_rows)
 
 	cr_assert_eq(lk_report_build(&ctx, f.s, f.campaign, NULL, &r), 0,
 		     "%s", ctx.msg);
-	/* one compiler and one flag set: not groups */
-	cr_assert_eq(r->group_by.n, 4);
+	/* one compiler and one flag set: not groups; the generated
+	 * variants' sources are named by their kernel, so 'kernel' would
+	 * repeat the 'source' groups */
+	cr_assert_eq(r->group_by.n, 3);
 	cr_assert_str_eq(r->group_by.v[0], "source");
-	cr_assert_str_eq(r->group_by.v[1], "kernel");
-	cr_assert_str_eq(r->group_by.v[2], "family");
-	cr_assert_str_eq(r->group_by.v[3], "transformation");
+	cr_assert_str_eq(r->group_by.v[1], "family");
+	cr_assert_str_eq(r->group_by.v[2], "transformation");
+	row = find_row(r, "llvm-mca", 0, "source", "dot");
+	check_counts(row, 2, 0, 0, 0, 0, 2, 0);
 	/* reduction: v1 -0.1, v2 +0.1 for llvm-mca; bprof failed on v2 */
 	row = find_row(r, "llvm-mca", 0, "family", "reduction");
 	check_counts(row, 2, 0, 0, 0, 0, 2, 0);
@@ -595,6 +598,11 @@ Test(report, campaign_writes_four_files)
 	free(path);
 	cr_assert_eq(count_lines(vcsv), 1 + NKERNELS * 2);
 	cr_assert(strstr(vcsv, ",kernel,family,transformation,region,"));
+	cr_assert(!strncmp(vcsv, "variant,name,source,compiler,flagset,", 37));
+	cr_assert(strstr(vcsv, ",triad unroll4 gcc O2,triad,gcc,O2,triad,"),
+		  "%s", vcsv);
+	cr_assert(strstr(json, "\"name\": \"jacobi tile gcc O2\", "
+			       "\"source\": \"jacobi\""));
 	free(html);
 	free(csv);
 	free(json);
@@ -799,12 +807,79 @@ Test(report, odd_lifted_rows_and_pending_variants)
 	cr_assert_eq(r->variants[7].meas, LK_MEAS_NONE);
 	cr_assert_str_eq(r->variants[7].note, "never run");
 	cr_assert_eq(r->variants[7].preds[1].outcome, LK_OUT_MISSING);
-	/* two dot.c in two directories: sources are named by their paths */
-	cr_assert_str_eq(r->variants[7].source_name, "/elsewhere/dot.c");
-	cr_assert_str_eq(r->variants[0].source_name, "dot.c");
+	/* a file of the user's keeps its name beside the kernel dot */
+	cr_assert_str_eq(r->variants[7].source_name, "dot.c");
+	cr_assert_str_eq(r->variants[7].name, "dot.c gcc O2");
+	cr_assert_str_eq(r->variants[0].source_name, "dot");
 	cr_assert_eq(reason_count(r, "unmeasured", "never run"), 1);
 	lk_report_free(r);
 	lk_store_close(f.s);
+}
+
+/* A report of n variants given by (source, kernel, family) rows; kernel
+ * NULL: not generated. */
+static struct lk_report *named_variants(const char *const (*rows)[3],
+					size_t n)
+{
+	struct lk_report *r = lk_calloc(1, sizeof(*r));
+	size_t i;
+
+	r->variants = lk_calloc(n, sizeof(*r->variants));
+	r->nvariants = n;
+	for (i = 0; i < n; i++) {
+		struct lk_report_variant *v = &r->variants[i];
+
+		v->source = lk_strdup(rows[i][0]);
+		v->compiler = lk_strdup("gcc");
+		v->flagset = lk_strdup("O2");
+		if (!rows[i][1])
+			continue;
+		v->params = lk_calloc(3, sizeof(*v->params));
+		v->params[0] = (struct lk_param){lk_strdup("kernel"),
+						 lk_strdup(rows[i][1])};
+		v->params[1] = (struct lk_param){lk_strdup("family"),
+						 lk_strdup(rows[i][2])};
+		v->params[2] = (struct lk_param){lk_strdup("transformation"),
+						 lk_strdup("original")};
+		v->nparams = 3;
+	}
+	report_name_sources(r);
+	return r;
+}
+
+Test(report, source_names)
+{
+	static const char *const plain[][3] = {
+		{"/a/dot.c", NULL, NULL}, {"/b/dot.c", NULL, NULL},
+		{"/a/triad.c", NULL, NULL}};
+	static const char *const gen[][3] = {
+		{"loopkit.d/objects/ab/0123456789abcdef0123456789abcd.c",
+		 "gemm", "blas"},
+		{"loopkit.d/objects/cd/fedcba9876543210fedcba98765432.c",
+		 "gemm", "blas"},
+		{"/a/dot.c", NULL, NULL}};
+	static const char *const twice[][3] = {
+		{"loopkit.d/objects/ab/0123.c", "gemm", "blas"},
+		{"loopkit.d/objects/cd/4567.c", "gemm", "mine"}};
+	struct lk_report *r;
+
+	/* two dot.c in two directories: sources are named by their paths */
+	r = named_variants(plain, 3);
+	cr_assert_str_eq(r->variants[0].source_name, "/a/dot.c");
+	cr_assert_str_eq(r->variants[2].source_name, "/a/triad.c");
+	lk_report_free(r);
+	/* generated: by kernel, one name for two chains' files */
+	r = named_variants(gen, 3);
+	cr_assert_str_eq(r->variants[0].source_name, "gemm");
+	cr_assert_str_eq(r->variants[1].source_name, "gemm");
+	cr_assert_str_eq(r->variants[2].source_name, "dot.c");
+	cr_assert_str_eq(r->variants[0].name, "gemm original gcc O2");
+	lk_report_free(r);
+	/* two kernels called gemm in two families: family/kernel */
+	r = named_variants(twice, 2);
+	cr_assert_str_eq(r->variants[0].source_name, "blas/gemm");
+	cr_assert_str_eq(r->variants[1].source_name, "mine/gemm");
+	lk_report_free(r);
 }
 
 Test(report, output_paths)
@@ -832,5 +907,41 @@ Test(report, output_paths)
 	cr_assert_str_eq(p, "-");
 	free(p);
 	lk_sweep_free(sw);
+	lk_store_close(f.s);
+}
+
+/* The terminal's lines: the figures of the rows without a group. */
+Test(report, summary_lines)
+{
+	struct fixture f = make_campaign("s");
+	struct lk_buf b = LK_BUF_INIT;
+	struct lk_report *r;
+	char want[256];
+	size_t i, n = 0;
+
+	cr_assert_eq(lk_report_build(&ctx, f.s, f.campaign, NULL, &r), 0,
+		     "%s", ctx.msg);
+	lk_report_summary(r, &b);
+	for (i = 0; i < r->nrows && !*r->rows[i].key; i++, n++) {
+		const struct lk_report_row *row = &r->rows[i];
+
+		char tau[16] = "n/a";
+
+		if (!isnan(row->st.tau_b))
+			snprintf(tau, sizeof(tau), "%.3f", row->st.tau_b);
+		snprintf(want, sizeof(want), "MAPE %.1f %%, median |error| "
+			 "%.1f %%, Kendall tau-b %s\n", row->st.mape,
+			 100 * row->st.abs_median, tau);
+		cr_assert(strstr(b.buf, want), "%s not in %s", want, b.buf);
+	}
+	cr_assert_eq(count_lines(b.buf), n);
+	cr_assert(strstr(b.buf, "bprof 1: 3/7 kernels compared (1 excluded by "
+				"a filter, 1 failed, 1 without prediction, 1 "
+				"not measured), MAPE "), "%s", b.buf);
+	cr_assert(strstr(b.buf, "llvm-mca 19.1.7: 1 kernel compared with tsc "
+				"(tsc) instead of cycles, MAPE 10.0 %"),
+		  "%s", b.buf);
+	lk_buf_release(&b);
+	lk_report_free(r);
 	lk_store_close(f.s);
 }

@@ -727,21 +727,22 @@ static char *export_to_string(struct lk_store *s, const char *campaign,
 Test(store, export_csv)
 {
 	static const char want[] =
-		"campaign,variant,source,compiler,flagset,cflags,N,T,D_metric,"
-		"region,metric,value,unit,metric_source,reducer,samples,spread,"
+		"campaign,variant,name,source,compiler,flagset,cflags,N,T,"
+		"D_metric,region,metric,value,unit,metric_source,reducer,samples,spread,"
 		"primary,status,flags,reason\n"
-		"demo,111111111111,k/axpy.c,gcc,O2,-O2 -march=native,1024,"
-		"float,,roi,tsc,12.5,ticks/step,tsc,median,100,0.01,1,ok,\"\","
+		"demo,111111111111,axpy.c gcc O2 N=1024 T=float,k/axpy.c,gcc,"
+		"O2,-O2 -march=native,1024,float,,roi,tsc,12.5,ticks/step,tsc,median,100,0.01,1,ok,\"\","
 		"\"\"\n"
-		"demo,111111111111,k/axpy.c,gcc,O2,-O2 -march=native,1024,"
-		"float,,roi,cycles,,cycles/step,unsupported,median,0,0,0,ok,"
+		"demo,111111111111,axpy.c gcc O2 N=1024 T=float,k/axpy.c,gcc,"
+		"O2,-O2 -march=native,1024,float,,roi,cycles,,cycles/step,unsupported,median,0,0,0,ok,"
 		"unsupported:ENOENT,\"\"\n"
-		"demo,222222222222,k/axpy.c,clang,O2,\"-O3 -DS=\"\"a,b\"\"\","
+		"demo,222222222222,axpy.c clang O2 N=2048 metric=x y,k/axpy.c,"
+		"clang,O2,\"-O3 -DS=\"\"a,b\"\"\","
 		"2048,,x y,roi,cycles,3.0000000000000004,cycles/step,"
 		"tsc-calibrated,median,20,0.25,1,unstable,unstable,\"\"\n"
-		"demo,333333333333,k/axpy.c,gcc,O2,-O2 -march=native,4096,,,"
+		"demo,333333333333,axpy.c gcc O2 N=4096,k/axpy.c,gcc,O2,-O2 -march=native,4096,,,"
 		",,,,,,,,,pending,,\n"
-		"demo,444444444444,k/axpy.c,gcc,O2,-O2 -march=native,08,double,"
+		"demo,444444444444,axpy.c gcc O2 T=double N=08,k/axpy.c,gcc,O2,-O2 -march=native,08,double,"
 		",,,,,,,,,,crashed,,\"signal 11, \"\"SIGSEGV\"\"\"\n";
 	struct lk_store *s = export_fixture();
 	char *got = export_to_string(s, "demo", LK_EXPORT_CSV, 0);
@@ -756,7 +757,7 @@ Test(store, export_json)
 	static const char want[] =
 		"[\n"
 		"{\"campaign\": \"demo\", \"variant\": \"111111111111\", "
-		"\"source\": \"k/axpy.c\", \"compiler\": \"gcc\", "
+		"\"name\": \"axpy.c gcc O2 N=1024 T=float\", \"source\": \"k/axpy.c\", \"compiler\": \"gcc\", "
 		"\"flagset\": \"O2\", \"cflags\": \"-O2 -march=native\", "
 		"\"N\": 1024, \"T\": \"float\", \"D_metric\": null, "
 		"\"region\": \"roi\", \"metric\": \"tsc\", \"value\": 12.5, "
@@ -765,7 +766,7 @@ Test(store, export_json)
 		"\"primary\": 1, \"status\": \"ok\", \"flags\": \"\", "
 		"\"reason\": \"\"},\n"
 		"{\"campaign\": \"demo\", \"variant\": \"111111111111\", "
-		"\"source\": \"k/axpy.c\", \"compiler\": \"gcc\", "
+		"\"name\": \"axpy.c gcc O2 N=1024 T=float\", \"source\": \"k/axpy.c\", \"compiler\": \"gcc\", "
 		"\"flagset\": \"O2\", \"cflags\": \"-O2 -march=native\", "
 		"\"N\": 1024, \"T\": \"float\", \"D_metric\": null, "
 		"\"region\": \"roi\", \"metric\": \"cycles\", \"value\": null, "
@@ -775,7 +776,7 @@ Test(store, export_json)
 		"\"primary\": 0, \"status\": \"ok\", "
 		"\"flags\": \"unsupported:ENOENT\", \"reason\": \"\"},\n"
 		"{\"campaign\": \"demo\", \"variant\": \"222222222222\", "
-		"\"source\": \"k/axpy.c\", \"compiler\": \"clang\", "
+		"\"name\": \"axpy.c clang O2 N=2048 metric=x y\", \"source\": \"k/axpy.c\", \"compiler\": \"clang\", "
 		"\"flagset\": \"O2\", \"cflags\": \"-O3 -DS=\\\"a,b\\\"\", "
 		"\"N\": 2048, \"T\": null, \"D_metric\": \"x y\", "
 		"\"region\": \"roi\", \"metric\": \"cycles\", "
@@ -786,7 +787,7 @@ Test(store, export_json)
 		"\"status\": \"unstable\", \"flags\": \"unstable\", "
 		"\"reason\": \"\"},\n"
 		"{\"campaign\": \"demo\", \"variant\": \"333333333333\", "
-		"\"source\": \"k/axpy.c\", \"compiler\": \"gcc\", "
+		"\"name\": \"axpy.c gcc O2 N=4096\", \"source\": \"k/axpy.c\", \"compiler\": \"gcc\", "
 		"\"flagset\": \"O2\", \"cflags\": \"-O2 -march=native\", "
 		"\"N\": 4096, \"T\": null, \"D_metric\": null, "
 		"\"region\": null, \"metric\": null, \"value\": null, "
@@ -794,7 +795,7 @@ Test(store, export_json)
 		"\"samples\": null, \"spread\": null, \"primary\": null, "
 		"\"status\": \"pending\", \"flags\": null, \"reason\": null},\n"
 		"{\"campaign\": \"demo\", \"variant\": \"444444444444\", "
-		"\"source\": \"k/axpy.c\", \"compiler\": \"gcc\", "
+		"\"name\": \"axpy.c gcc O2 T=double N=08\", \"source\": \"k/axpy.c\", \"compiler\": \"gcc\", "
 		"\"flagset\": \"O2\", \"cflags\": \"-O2 -march=native\", "
 		"\"N\": \"08\", \"T\": \"double\", \"D_metric\": null, "
 		"\"region\": null, \"metric\": null, \"value\": null, "
@@ -824,7 +825,8 @@ Test(store, export_every_campaign)
 	/* Header, five rows of demo, one pending row of 'other'. */
 	cr_assert_eq(lines, 7, "%s", got);
 	cr_assert_not_null(last);
-	cr_assert(strstr(got, "\nother,111111111111,k/axpy.c,gcc,O2,"
+	cr_assert(strstr(got, "\nother,111111111111,axpy.c gcc O2 N=4096,"
+			 "k/axpy.c,gcc,O2,"
 			 "-O2 -march=native,4096,,,,,,,,,,,,pending,,\n"),
 		  "%s", got);
 	free(got);
@@ -851,8 +853,8 @@ Test(store, export_empty_and_unknown)
 	cr_assert(strstr(ctx.msg, "; campaigns: alpha, beta"), "%s", ctx.msg);
 	free(got);
 	got = export_to_string(s, "beta", LK_EXPORT_CSV, 0);
-	cr_assert_str_eq(got, "campaign,variant,source,compiler,flagset,"
-			 "cflags,region,metric,value,unit,metric_source,"
+	cr_assert_str_eq(got, "campaign,variant,name,source,compiler,"
+			 "flagset,cflags,region,metric,value,unit,metric_source,"
 			 "reducer,samples,spread,primary,status,flags,"
 			 "reason\n");
 	free(got);
@@ -1037,4 +1039,73 @@ Test(store, variant_binaries)
 	cr_assert_eq(rows[1].nparams, 1);
 	lk_variant_binaries_free(rows, n);
 	lk_store_close(f.s);
+}
+
+/* Variant names. */
+
+/* What gen stores: the sweep's axes, then its own parameters. */
+static const struct lk_param gemm_tiled[] = {
+	{"N", "400"}, {"MINI_DATASET", ""}, {"kernel", "gemm"},
+	{"family", "kernels"},
+	{"transformation", "isl+tile,sizes=32x32+kernelify"},
+	{"tile.sizes", "32x32"}, {"working_set_bytes", "31760"},
+	{"kernel.loop", "c5"}, {"fixed.c0", "32"},
+};
+static const char gemm_object[] =
+	"loopkit.d/objects/ce/b4179ab0c3ccd28f61c8b22c36f7e1.c";
+
+Test(store, variant_names)
+{
+	static const struct lk_param plain[] = {{"N", "1000"}, {"T", "f"}};
+	static const struct lk_param half[] = {{"kernel", "x"}, {"N", "1"}};
+	static const struct lk_param empty[] = {
+		{"kernel", ""}, {"transformation", "original"}};
+	char *name;
+
+	name = lk_variant_name(gemm_object, "gcc", "O2", gemm_tiled,
+			       LK_ARRAY_SIZE(gemm_tiled));
+	cr_assert_str_eq(name, "gemm isl+tile,sizes=32x32+kernelify gcc O2 "
+			       "N=400 MINI_DATASET");
+	free(name);
+	cr_assert(lk_variant_generated(gemm_tiled, LK_ARRAY_SIZE(gemm_tiled)));
+	cr_assert_str_eq(lk_variant_source_name(gemm_object, gemm_tiled, 9),
+			 "gemm");
+	/* Only the axes before kernel=: none here. */
+	name = lk_variant_name(gemm_object, "clang", "O3", gemm_tiled + 2, 3);
+	cr_assert_str_eq(name, "gemm isl+tile,sizes=32x32+kernelify clang O3");
+	free(name);
+	/* A user's own kernel keeps its file name and every parameter. */
+	name = lk_variant_name("/home/u/kernel.c", "gcc", "O2", plain, 2);
+	cr_assert_str_eq(name, "kernel.c gcc O2 N=1000 T=f");
+	free(name);
+	name = lk_variant_name("kernel.c", "gcc", "O2", NULL, 0);
+	cr_assert_str_eq(name, "kernel.c gcc O2");
+	free(name);
+	/* kernel= alone, or an empty one, is a parameter like any other. */
+	name = lk_variant_name("a/k.c", "gcc", "O2", half, 2);
+	cr_assert_str_eq(name, "k.c gcc O2 kernel=x N=1");
+	free(name);
+	cr_assert(!lk_variant_generated(empty, 2));
+	cr_assert_str_eq(lk_variant_source_name("a/k.c", empty, 2), "k.c");
+	cr_assert_null(lk_variant_param(plain, 2, "kernel"));
+	cr_assert_str_eq(lk_variant_param(plain, 2, "T"), "f");
+}
+
+Test(store, export_names_generated_variants)
+{
+	struct lk_store *s = open_store("gen");
+	struct lk_variant_rec v = variant("555555555555eeee", gemm_tiled,
+					  LK_ARRAY_SIZE(gemm_tiled));
+	char *got;
+	int64_t c, id;
+
+	v.source = gemm_object;
+	lk_store_campaign(&ctx, s, "g", NULL, NULL, &c);
+	cr_assert_eq(lk_store_variant_put(&ctx, s, c, &v, &id), 0);
+	got = export_to_string(s, "g", LK_EXPORT_CSV, 0);
+	cr_assert(strstr(got, "\ng,555555555555,\"gemm isl+tile,sizes=32x32+"
+			      "kernelify gcc O2 N=400 MINI_DATASET\","),
+		  "%s", got);
+	free(got);
+	lk_store_close(s);
 }
