@@ -11,21 +11,6 @@ echo
 echo "== loopkit campaign -c examples/campaign/demo.yaml"
 "$loopkit" campaign -c examples/campaign/demo.yaml
 echo
-echo "== the analyzers against the measurement (loopkit.d/report/report.csv)"
-python3 - loopkit.d/report/report.csv <<'PY'
-import csv, sys
-rows = [r for r in csv.DictReader(open(sys.argv[1])) if not r["group_by"]]
-print("%-22s %-8s %9s %9s %9s %11s %9s" % ("analyzer", "against",
-      "compared", "excluded", "MAPE %", "median %", "tau"))
-for r in rows:
-    name = "%s %s" % (r["tool"], r["tool_version"])
-    f = lambda k: "%.1f" % float(r[k]) if r[k] else "-"
-    print("%-22s %-8s %9s %9s %9s %11s %9s" % (name, r["basis_metric"],
-          r["compared"], r["excluded"] or "-",
-          f("mape_pct"), f("rel_err_median_pct"),
-          "%.2f" % float(r["kendall_tau_b"]) if r["kendall_tau_b"] else "-"))
-PY
-echo
 echo "== loopkit run -c examples/run/sweep.yaml"
 "$loopkit" run -c examples/run/sweep.yaml
 if [ -r "$(dirname "$loopkit")/plugin/lkmemprof.so" ]; then
