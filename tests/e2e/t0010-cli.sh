@@ -32,6 +32,11 @@ for cap in cc runtime pmu perf-sw ptrace zydis llvm-mca valgrind gcc-plugin; do
 	grep -q "^$cap " check.out || fail "check reports $cap"
 done
 grep -q '^runtime  *yes' check.out || fail "the runtime is found"
+# Zydis is linked in (blocks, count): the version it reports, and it
+# decodes; never "not linked"
+grep -Eq '^zydis +yes +Zydis [0-9]+\.[0-9]+\.[0-9]+ linked in, decodes' \
+	check.out || { grep zydis check.out; fail "check reports Zydis's version"; }
+! grep -q 'not linked' check.out || fail "check says nothing untrue"
 
 # Options anywhere, before, between or after the operands, whatever the
 # environment says (POSIXLY_CORRECT stops getopt's own reordering).
