@@ -101,7 +101,7 @@ static int compile(struct lk_ctx *ctx, const char *source, char **cflags,
 static int read_static(struct lk_ctx *ctx, const char *path,
 		       struct lk_mem_static *st)
 {
-	char *text;
+	char *text = NULL;
 	size_t len;
 	int ret = lk_file_read(ctx, path, &text, &len);
 
@@ -548,9 +548,14 @@ static int dispatch(struct lk_ctx *ctx, const char *sub,
 			  (!strcmp(sub, "static") && argc &&
 			   !ends_with(argv[0], ".lkmem"));
 
+	int ret;
+
 	if (!argc)
 		return lk_error(ctx, LK_EINPUT, "memprof %s: which file?",
 				sub);
+	/* gcc would take a directory or a device for a linker input */
+	if ((ret = lk_file_check_regular(ctx, argv[0])))
+		return ret;
 	if (need_plugin && access(lk_memprof_plugin(), R_OK))
 		return lk_error(ctx, LK_EUNSUP, "the GCC plugin %s is not "
 				"built (needs gcc-12-plugin-dev: make deps, "

@@ -169,7 +169,7 @@ int lk_trace_load(struct lk_ctx *ctx, const char *path, int strict,
 {
 	char *data;
 	size_t len;
-	int ret = lk_file_read(ctx, path, &data, &len);
+	int ret = lk_file_read_max(ctx, path, LK_FILE_MAX_TRACE, &data, &len);
 
 	if (ret) {
 		memset(out, 0, sizeof(*out));
