@@ -107,6 +107,7 @@ static int add_call(struct trace_parser *p, const struct lktrace_tok *id,
 	c->depth = 0;
 	c->enter = enter->num;
 	c->exit = exit->num;
+	c->origin = (uint64_t)id->line;
 	if (id_set_add_last(&p->ids, t)) {
 		t->ncalls--;
 		return trace_bad_line(p, id->line, "duplicate call id %llu",
@@ -135,6 +136,7 @@ int lk_trace_parse_text(struct lk_ctx *ctx, const char *name, const char *text,
 	if (len > INT32_MAX)
 		return lk_error(ctx, LK_EINPUT, "%s: text trace over 2 GiB",
 				name);
+	out->source = lk_strdup(name);
 	p.ctx = ctx;
 	p.name = name;
 	p.strict = strict;

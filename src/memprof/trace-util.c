@@ -161,6 +161,7 @@ void lk_trace_release(struct lk_trace *t)
 		return;
 	lk_strv_release(&t->names);
 	free(t->calls);
+	free(t->source);
 	memset(t, 0, sizeof(*t));
 }
 

@@ -45,3 +45,37 @@ bad_input "a directory" dir.lkmem count dir.lkmem
 bad_input "a fifo" fifo memprof profile fifo
 bad_input "a fifo" fifo run -c fifo
 bad_input "a fifo" fifo blocks fifo
+
+# A trace whose calls overlap without nesting: the file and the line of
+# the offending call (text) or its record index (binary), exit 2.
+cat >overlap.trace <<'TRACE'
+# call 2 enters inside call 1 and exits after it
+Call 0 to function main enter cycle 0 exit cycle 1000
+Call 1 to function f enter cycle 100 exit cycle 500
+Call 2 to function g enter cycle 400 exit cycle 600
+TRACE
+python3 - overlap.bin <<'PY'
+import struct, sys
+names = [b"main", b"f", b"g"]
+calls = [(0, 0, 0, 0, 1000), (1, 1, 1, 100, 500), (2, 2, 1, 400, 600)]
+out = b"LKTRACE1" + struct.pack("<IIQQ", 1, len(names), len(calls), 0)
+for n in names:
+    out += struct.pack("<I", len(n)) + n
+for c in calls:
+    out += struct.pack("<QIIQQ", *c)
+open(sys.argv[1], "wb").write(out)
+PY
+for form in trace bin; do
+	set +e
+	timeout 20 "$LOOPKIT" memprof profile "overlap.$form" >out 2>err
+	rc=$?
+	set -e
+	[ $rc -eq 2 ] || { cat err; fail "overlap.$form: exit 2, got $rc"; }
+	[ "$(wc -l <err)" -eq 1 ] || { cat err; fail "overlap.$form: one line"; }
+	case $form in
+	trace) want="overlap.trace:4: call 2 [400, 600] overlaps call 1 (line 3)" ;;
+	bin) want="overlap.bin: record 2: call 2 [400, 600] overlaps call 1 (record 1)" ;;
+	esac
+	grep -qF "loopkit: error: $want [100, 500] without nesting in it" err ||
+		{ cat err; fail "overlap.$form: file and where named"; }
+done

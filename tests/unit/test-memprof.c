@@ -52,19 +52,53 @@ static void render_tree(const struct lk_trace *t, struct lk_buf *out)
 	free(nodes);
 }
 
-/* The same calls through the binary form must give the same result. */
+/* An error without where it was read: "error: NAME:4: call 2 ... call 1
+ * (line 3) [...]" and "error: NAME: record 2: call 2 ... call 1 (record
+ * 1) [...]" both become "error: call 2 ... call 1 [...]". */
+static char *without_origin(const char *result)
+{
+	const char *call = strstr(result, ": call ");
+	struct lk_buf b = LK_BUF_INIT;
+	const char *p, *paren;
+
+	if (strncmp(result, "error: ", 7) || !call)
+		return lk_strdup(result);
+	lk_buf_adds(&b, "error: ");
+	for (p = call + 2; *p; p++) {
+		if (*p == ' ' && (!strncmp(p, " (line ", 7) ||
+				  !strncmp(p, " (record ", 9)) &&
+		    (paren = strchr(p, ')')) != NULL) {
+			p = paren;
+			continue;
+		}
+		lk_buf_addch(&b, *p);
+	}
+	return lk_buf_detach(&b);
+}
+
+/* The same calls through the binary form must give the same result; an
+ * error names the record instead of the line. */
 static void check_binary_round_trip(const char *name, const struct lk_trace *t,
 				    const char *text_result)
 {
 	struct lk_buf bin = LK_BUF_INIT, again = LK_BUF_INIT;
 	struct lk_trace back;
+	char *want = without_origin(text_result), *got, *at;
 
 	lk_trace_write_binary(t, &bin);
 	cr_assert_eq(lk_trace_read_binary(&ctx, name, bin.buf, bin.len, &back),
 		     0, "%s: binary round trip: %s", name, ctx.msg);
 	render_tree(&back, &again);
-	cr_expect_str_eq(lk_buf_str(&again), text_result,
-			 "%s: the binary form differs", name);
+	got = without_origin(lk_buf_str(&again));
+	cr_expect_str_eq(got, want, "%s: the binary form differs", name);
+	at = lk_asprintf("error: %s: record ", name);
+	if (!strncmp(text_result, "error: ", 7))
+		cr_expect(!strncmp(lk_buf_str(&again), at, strlen(at)),
+			  "%s: the binary error names the record: %s", name,
+			  lk_buf_str(&again));
+	free(at);
+	free(got);
+	free(want);
 	lk_trace_release(&back);
 	lk_buf_release(&bin);
 	lk_buf_release(&again);
@@ -247,8 +281,8 @@ static void sample_binary(struct lk_buf *b)
 	lk_strv_push(&t.names, "main");
 	lk_strv_push(&t.names, "f");
 	t.calls = lk_calloc(2, sizeof(*t.calls));
-	t.calls[0] = (struct lk_call){0, 0, 0, 100, 900};
-	t.calls[1] = (struct lk_call){1, 1, 1, 200, 300};
+	t.calls[0] = (struct lk_call){0, 0, 0, 100, 900, 0};
+	t.calls[1] = (struct lk_call){1, 1, 1, 200, 300, 0};
 	t.ncalls = 2;
 	lk_trace_write_binary(&t, b);
 	lk_trace_release(&t);
@@ -382,7 +416,7 @@ static void deep_chain(struct lk_trace *t, size_t n)
 	t->calls = lk_calloc(n, sizeof(*t->calls));
 	for (i = 0; i < n; i++)
 		t->calls[i] = (struct lk_call){i, 0, 0, 1000 + i,
-					       1000 + 2 * n - i};
+					       1000 + 2 * n - i, 0};
 	t->ncalls = t->alloc = n;
 }
 
@@ -438,15 +472,15 @@ Test(memprof_tree, many_instances_under_many_parents, .init = setup)
 	lk_strv_push(&t.names, "outer");
 	lk_strv_push(&t.names, "leaf");
 	t.calls = lk_calloc(3001, sizeof(*t.calls));
-	t.calls[k++] = (struct lk_call){0, 0, 0, 0, 100000};
+	t.calls[k++] = (struct lk_call){0, 0, 0, 0, 100000, 0};
 	for (i = 0; i < 1000; i++) {
 		uint64_t at = 100 * i;
 
-		t.calls[k] = (struct lk_call){k, 1, 0, at, at + 100};
+		t.calls[k] = (struct lk_call){k, 1, 0, at, at + 100, 0};
 		k++;
-		t.calls[k] = (struct lk_call){k, 2, 0, at + 10, at + 20};
+		t.calls[k] = (struct lk_call){k, 2, 0, at + 10, at + 20, 0};
 		k++;
-		t.calls[k] = (struct lk_call){k, 2, 0, at + 50, at + 70};
+		t.calls[k] = (struct lk_call){k, 2, 0, at + 50, at + 70, 0};
 		k++;
 	}
 	t.ncalls = k;
@@ -477,19 +511,50 @@ Test(memprof_tree, unsorted_calls_are_refused, .init = setup)
 
 	lk_strv_push(&t.names, "f");
 	t.calls = lk_calloc(2, sizeof(*t.calls));
-	t.calls[0] = (struct lk_call){5, 0, 0, 1, 2};
-	t.calls[1] = (struct lk_call){3, 0, 0, 3, 4};
+	t.calls[0] = (struct lk_call){5, 0, 0, 1, 2, 0};
+	t.calls[1] = (struct lk_call){3, 0, 0, 3, 4, 0};
 	t.ncalls = 2;
 	cr_expect_eq(lk_calltree_build(&ctx, &t, &nodes), LK_EINPUT);
 	cr_expect_str_eq(ctx.msg, "calls not sorted by id (3 after 5)");
 	cr_expect_null(nodes);
 	/* Ids in order, TSCs not: the later call would contain the first. */
-	t.calls[0] = (struct lk_call){1, 0, 0, 200, 300};
-	t.calls[1] = (struct lk_call){2, 0, 0, 100, 400};
+	t.calls[0] = (struct lk_call){1, 0, 0, 200, 300, 0};
+	t.calls[1] = (struct lk_call){2, 0, 0, 100, 400, 0};
 	cr_expect_eq(lk_calltree_build(&ctx, &t, &nodes), LK_EINPUT);
 	cr_expect_not_null(strstr(ctx.msg, "call 2 [100, 400] overlaps "
 					   "call 1 [200, 300]"), "%s", ctx.msg);
 	lk_trace_release(&t);
+}
+
+/* An overlap names the trace and where the two calls were read: the
+ * lines of a text trace, the record indexes of a binary one. */
+Test(memprof_tree, overlap_names_file_and_line, .init = setup)
+{
+	const char *text = "# two calls that do not nest\n"
+			   "Call 0 to function main enter cycle 0 exit cycle 1000\n"
+			   "\n"
+			   "Call 1 to function f enter cycle 100 exit cycle 500\n"
+			   "Call 2 to function g enter cycle 400 exit cycle 600\n";
+	struct lk_buf bin = LK_BUF_INIT;
+	struct lk_trace t, b;
+	struct lk_call_node *nodes;
+
+	cr_assert_eq(lk_trace_parse_text(&ctx, "dir/bad.trace", text,
+					 strlen(text), 1, &t, NULL), 0);
+	cr_assert_eq(lk_calltree_build(&ctx, &t, &nodes), LK_EINPUT);
+	cr_expect_str_eq(ctx.msg, "dir/bad.trace:5: call 2 [400, 600] "
+				  "overlaps call 1 (line 4) [100, 500] "
+				  "without nesting in it");
+	lk_trace_write_binary(&t, &bin);
+	cr_assert_eq(lk_trace_read_binary(&ctx, "bad.bin", bin.buf, bin.len,
+					  &b), 0);
+	cr_assert_eq(lk_calltree_build(&ctx, &b, &nodes), LK_EINPUT);
+	cr_expect_str_eq(ctx.msg, "bad.bin: record 2: call 2 [400, 600] "
+				  "overlaps call 1 (record 1) [100, 500] "
+				  "without nesting in it");
+	lk_trace_release(&t);
+	lk_trace_release(&b);
+	lk_buf_release(&bin);
 }
 
 Test(memprof_tree, profile_json, .init = setup)
