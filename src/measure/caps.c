@@ -1,11 +1,11 @@
 /* What this build and this machine can do (loopkit check). */
 #include <dirent.h>
-#include <stdint.h>
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <sched.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
