@@ -71,6 +71,11 @@ grep -q "nothing to report" err || fail "report reads -o after --json -"
 POSIXLY_CORRECT=1 "$LOOPKIT" gen "$SRC/tests/data/gen/gemm.c" -t original \
 	>gen.c || fail "gen KERNEL.c -t original"
 grep -q 'pragma scop' gen.c || fail "gen: -t after the kernel"
+gcc -c -o loop.o "$SRC/tests/data/blocks/loop.s"
+POSIXLY_CORRECT=1 "$LOOPKIT" blocks loop.o --function f --json >b.json ||
+	fail "blocks BINARY --function f --json"
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))' b.json ||
+	fail "blocks: --json after the binary"
 # "--" ends the options: what follows is an operand, even '--json'
 set +e
 "$LOOPKIT" memprof profile -- "$trace" --json >/dev/null 2>err; rc=$?
