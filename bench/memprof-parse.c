@@ -26,7 +26,7 @@ static void make_trace(struct lk_trace *t, size_t n)
 	lk_strv_push(&t->names, "leaf_h");
 	t->calls = lk_calloc(n, sizeof(*t->calls));
 	t->ncalls = t->alloc = n;
-	t->calls[0] = (struct lk_call){0, 0, 0, 0, 0, 0};
+	t->calls[0] = (struct lk_call){0, 0, 0, 0, 0};
 	for (i = 1; i < n; i++) {
 		uint32_t f = shape[(i - 1) % 4];
 		struct lk_call *c = &t->calls[i];

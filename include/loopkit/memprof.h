@@ -65,8 +65,6 @@ struct lk_call {
 	uint32_t func;      /* index into lk_trace.names */
 	uint32_t depth;     /* as recorded; not trusted by the tree */
 	uint64_t enter, exit; /* TSC; exit 0 = never returned */
-	uint64_t origin;    /* where it was read: text, the line; binary,
-			       the record index from 0 (for messages) */
 };
 
 struct lk_trace {
@@ -75,8 +73,13 @@ struct lk_trace {
 	size_t ncalls, alloc;
 	uint64_t tsc_hz;        /* 0 if unknown (text traces) */
 	long bad_lines;         /* text: malformed lines skipped */
-	char *source;           /* the file read, owned; NULL: built here */
-	int binary;             /* origin is a record index, not a line */
+	/* Where the calls were read, for messages: the file (owned; NULL:
+	 * built in memory), and for a text trace the line of calls[i]
+	 * (lines[i]); a binary trace's calls[i] is its record i. Kept out
+	 * of struct lk_call: 32 bytes, the binary record, read at memory
+	 * speed. */
+	char *source;
+	uint32_t *lines;        /* text only, else NULL */
 };
 
 /*

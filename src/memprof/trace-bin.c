@@ -152,7 +152,6 @@ static int read_records(struct bin_reader *r, uint64_t nrec, size_t off)
 		t->calls[i].depth = le32(p + 12);
 		t->calls[i].enter = le64(p + 16);
 		t->calls[i].exit = le64(p + 24);
-		t->calls[i].origin = i;
 		ret = check_record(r, i, off);
 		if (ret)
 			return ret;
@@ -177,7 +176,6 @@ int lk_trace_read_binary(struct lk_ctx *ctx, const char *name,
 	if (!ret)
 		ret = read_records(&r, nrec, off);
 	out->source = lk_strdup(name);
-	out->binary = 1;
 	if (ret)
 		lk_trace_release(out);
 	return ret;

@@ -92,6 +92,7 @@ static int add_call(struct trace_parser *p, const struct lktrace_tok *id,
 {
 	struct lk_trace *t = p->out;
 	struct lk_call *c;
+	size_t alloc;
 	int64_t index;
 	int added;
 
@@ -100,14 +101,19 @@ static int add_call(struct trace_parser *p, const struct lktrace_tok *id,
 	index = name_intern(&p->names, t, func->s, func->len, &added);
 	if (index < 0)
 		return trace_bad_line(p, id->line, "too many functions") || 1;
+	alloc = t->alloc;
 	LK_GROW(t->calls, t->ncalls + 1, t->alloc);
+	if (t->alloc != alloc || !t->lines)
+		t->lines = lk_reallocarray(t->lines, t->alloc,
+					   sizeof(*t->lines));
+	/* Under 2 GiB of text (checked), a line number fits. */
+	t->lines[t->ncalls] = (uint32_t)id->line;
 	c = &t->calls[t->ncalls++];
 	c->id = id->num;
 	c->func = (uint32_t)index;
 	c->depth = 0;
 	c->enter = enter->num;
 	c->exit = exit->num;
-	c->origin = (uint64_t)id->line;
 	if (id_set_add_last(&p->ids, t)) {
 		t->ncalls--;
 		return trace_bad_line(p, id->line, "duplicate call id %llu",

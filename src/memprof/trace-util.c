@@ -149,9 +149,34 @@ static int call_cmp(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
+/* A call and its line, sorted together (the id first, for call_cmp). */
+struct call_line {
+	struct lk_call call;
+	uint32_t line;
+};
+
+static void sort_with_lines(struct lk_trace *t)
+{
+	struct call_line *cl = lk_calloc(t->ncalls, sizeof(*cl));
+	size_t i;
+
+	for (i = 0; i < t->ncalls; i++)
+		cl[i] = (struct call_line){t->calls[i], t->lines[i]};
+	qsort(cl, t->ncalls, sizeof(*cl), call_cmp);
+	for (i = 0; i < t->ncalls; i++) {
+		t->calls[i] = cl[i].call;
+		t->lines[i] = cl[i].line;
+	}
+	free(cl);
+}
+
 void trace_sort_calls(struct lk_trace *t, int sorted)
 {
-	if (!sorted && t->ncalls > 1)
+	if (sorted || t->ncalls < 2)
+		return;
+	if (t->lines)
+		sort_with_lines(t);
+	else
 		qsort(t->calls, t->ncalls, sizeof(*t->calls), call_cmp);
 }
 
@@ -162,6 +187,7 @@ void lk_trace_release(struct lk_trace *t)
 	lk_strv_release(&t->names);
 	free(t->calls);
 	free(t->source);
+	free(t->lines);
 	memset(t, 0, sizeof(*t));
 }
 

@@ -281,8 +281,8 @@ static void sample_binary(struct lk_buf *b)
 	lk_strv_push(&t.names, "main");
 	lk_strv_push(&t.names, "f");
 	t.calls = lk_calloc(2, sizeof(*t.calls));
-	t.calls[0] = (struct lk_call){0, 0, 0, 100, 900, 0};
-	t.calls[1] = (struct lk_call){1, 1, 1, 200, 300, 0};
+	t.calls[0] = (struct lk_call){0, 0, 0, 100, 900};
+	t.calls[1] = (struct lk_call){1, 1, 1, 200, 300};
 	t.ncalls = 2;
 	lk_trace_write_binary(&t, b);
 	lk_trace_release(&t);
@@ -416,7 +416,7 @@ static void deep_chain(struct lk_trace *t, size_t n)
 	t->calls = lk_calloc(n, sizeof(*t->calls));
 	for (i = 0; i < n; i++)
 		t->calls[i] = (struct lk_call){i, 0, 0, 1000 + i,
-					       1000 + 2 * n - i, 0};
+					       1000 + 2 * n - i};
 	t->ncalls = t->alloc = n;
 }
 
@@ -472,15 +472,15 @@ Test(memprof_tree, many_instances_under_many_parents, .init = setup)
 	lk_strv_push(&t.names, "outer");
 	lk_strv_push(&t.names, "leaf");
 	t.calls = lk_calloc(3001, sizeof(*t.calls));
-	t.calls[k++] = (struct lk_call){0, 0, 0, 0, 100000, 0};
+	t.calls[k++] = (struct lk_call){0, 0, 0, 0, 100000};
 	for (i = 0; i < 1000; i++) {
 		uint64_t at = 100 * i;
 
-		t.calls[k] = (struct lk_call){k, 1, 0, at, at + 100, 0};
+		t.calls[k] = (struct lk_call){k, 1, 0, at, at + 100};
 		k++;
-		t.calls[k] = (struct lk_call){k, 2, 0, at + 10, at + 20, 0};
+		t.calls[k] = (struct lk_call){k, 2, 0, at + 10, at + 20};
 		k++;
-		t.calls[k] = (struct lk_call){k, 2, 0, at + 50, at + 70, 0};
+		t.calls[k] = (struct lk_call){k, 2, 0, at + 50, at + 70};
 		k++;
 	}
 	t.ncalls = k;
@@ -511,15 +511,15 @@ Test(memprof_tree, unsorted_calls_are_refused, .init = setup)
 
 	lk_strv_push(&t.names, "f");
 	t.calls = lk_calloc(2, sizeof(*t.calls));
-	t.calls[0] = (struct lk_call){5, 0, 0, 1, 2, 0};
-	t.calls[1] = (struct lk_call){3, 0, 0, 3, 4, 0};
+	t.calls[0] = (struct lk_call){5, 0, 0, 1, 2};
+	t.calls[1] = (struct lk_call){3, 0, 0, 3, 4};
 	t.ncalls = 2;
 	cr_expect_eq(lk_calltree_build(&ctx, &t, &nodes), LK_EINPUT);
 	cr_expect_str_eq(ctx.msg, "calls not sorted by id (3 after 5)");
 	cr_expect_null(nodes);
 	/* Ids in order, TSCs not: the later call would contain the first. */
-	t.calls[0] = (struct lk_call){1, 0, 0, 200, 300, 0};
-	t.calls[1] = (struct lk_call){2, 0, 0, 100, 400, 0};
+	t.calls[0] = (struct lk_call){1, 0, 0, 200, 300};
+	t.calls[1] = (struct lk_call){2, 0, 0, 100, 400};
 	cr_expect_eq(lk_calltree_build(&ctx, &t, &nodes), LK_EINPUT);
 	cr_expect_not_null(strstr(ctx.msg, "call 2 [100, 400] overlaps "
 					   "call 1 [200, 300]"), "%s", ctx.msg);
@@ -555,6 +555,24 @@ Test(memprof_tree, overlap_names_file_and_line, .init = setup)
 	lk_trace_release(&t);
 	lk_trace_release(&b);
 	lk_buf_release(&bin);
+}
+
+/* Sorting calls by id carries their lines along. */
+Test(memprof_tree, overlap_lines_survive_sorting, .init = setup)
+{
+	const char *text = "Call 2 to function g enter cycle 400 exit cycle 600\n"
+			   "Call 1 to function f enter cycle 100 exit cycle 500\n"
+			   "Call 0 to function main enter cycle 0 exit cycle 1000\n";
+	struct lk_trace t;
+	struct lk_call_node *nodes;
+
+	cr_assert_eq(lk_trace_parse_text(&ctx, "rev", text, strlen(text), 1,
+					 &t, NULL), 0);
+	cr_assert_eq(t.calls[0].id, 0);
+	cr_assert_eq(lk_calltree_build(&ctx, &t, &nodes), LK_EINPUT);
+	cr_expect_str_eq(ctx.msg, "rev:1: call 2 [400, 600] overlaps call 1 "
+				  "(line 2) [100, 500] without nesting in it");
+	lk_trace_release(&t);
 }
 
 Test(memprof_tree, profile_json, .init = setup)
