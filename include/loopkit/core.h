@@ -146,6 +146,31 @@ void lk_hash_final(struct lk_hash *h, char out[LK_HASH_HEX]);
 void lk_hash_buf(const void *data, size_t len, char out[LK_HASH_HEX]);
 
 /* Files and paths. */
+/*
+ * The most lk_file_read takes: sources, configs, static counts, logs
+ * (64 MiB), and memprof traces (1 GiB, about 40 million calls).
+ */
+#define LK_FILE_MAX_TEXT ((size_t)64 << 20)
+#define LK_FILE_MAX_TRACE ((size_t)1 << 30)
+/*
+ * Read the whole regular file path into *data (NUL-terminated, LK_GIVE)
+ * and its length into *len (when len is not NULL), at most max bytes.
+ * A directory, device or fifo ("PATH: not a regular file") and a file
+ * over max ("PATH: larger than N MiB") are refused before anything is
+ * read, with LK_EINPUT; open or read failures give LK_ESYS. On failure
+ * *data is NULL.
+ */
+int lk_file_read_max(struct lk_ctx *ctx, const char *path, size_t max,
+		     LK_GIVE char **data, size_t *len);
+/*
+ * 0 when path is a regular file (after symbolic links); else LK_EINPUT
+ * with "PATH: not a regular file (a directory)" and the like, or with
+ * "cannot open PATH: No such file or directory" when it names nothing
+ * (LK_ESYS when stat fails otherwise). For inputs read by others (gcc,
+ * libelf), before they block on a fifo or read a device.
+ */
+int lk_file_check_regular(struct lk_ctx *ctx, const char *path);
+/* lk_file_read_max at LK_FILE_MAX_TEXT. */
 int lk_file_read(struct lk_ctx *ctx, const char *path, LK_GIVE char **data,
 		 size_t *len);
 /* Write through a temporary file and rename(2): readers never see half. */

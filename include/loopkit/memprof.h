@@ -73,6 +73,13 @@ struct lk_trace {
 	size_t ncalls, alloc;
 	uint64_t tsc_hz;        /* 0 if unknown (text traces) */
 	long bad_lines;         /* text: malformed lines skipped */
+	/* Where the calls were read, for messages: the file (owned; NULL:
+	 * built in memory), and for a text trace the line of calls[i]
+	 * (lines[i]); a binary trace's calls[i] is its record i. Kept out
+	 * of struct lk_call: 32 bytes, the binary record, read at memory
+	 * speed. */
+	char *source;
+	uint32_t *lines;        /* text only, else NULL */
 };
 
 /*

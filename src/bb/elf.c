@@ -108,6 +108,11 @@ int elf_image_open(struct lk_ctx *ctx, const char *path,
 
 	memset(img, 0, sizeof(*img));
 	img->path = path;
+	img->fd = -1;
+	/* A fifo would block the open, a device feed libelf forever; a
+	 * missing file is said below. */
+	if (lk_path_exists(path) && (ret = lk_file_check_regular(ctx, path)))
+		goto fail;
 	img->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (img->fd < 0) {
 		ret = lk_error(ctx, LK_EINPUT,

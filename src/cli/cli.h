@@ -30,11 +30,22 @@ struct lk_opt {
 
 /*
  * Parse argv[1..] against opts (a -h/--help is always understood).
- * Returns the index of the first operand, -1 after printing help
- * (exit 0), or -2 after an error message (exit 2).
+ * Options may come before, between or after the operands; "--" ends
+ * them (the rest are operands). argv is reordered in place: options
+ * first, then the operands in their order, argc unchanged. Returns the
+ * index of the first operand, -1 after printing help (exit 0), or -2
+ * after an error message (exit 2).
  */
 int lk_opts_parse(const char *cmd, const char *usage, const struct lk_opt *opts,
 		  int argc, char **argv);
+/*
+ * lk_opts_parse, except that once pass_after operands have been seen, an
+ * argument that looks like an option but is none of opts is an operand
+ * (compiler flags after the source file); one of opts is still ours.
+ */
+int lk_opts_parse_pass(const char *cmd, const char *usage,
+		       const struct lk_opt *opts, int pass_after, int argc,
+		       char **argv);
 void lk_opts_usage(FILE *out, const char *cmd, const char *usage,
 		   const struct lk_opt *opts);
 

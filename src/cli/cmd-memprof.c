@@ -18,14 +18,20 @@
 #endif
 
 static const char usage[] =
-	"<subcommand> [options]\n\n"
-	"  static FILE.c [CFLAGS...]   static loads and stores per function\n"
-	"                              (or FILE.lkmem, already computed)\n"
-	"  trace TRACE --text          a binary trace as text lines\n"
-	"  profile TRACE               flat profile (--tree: the call tree)\n"
-	"  run PROG.c [CFLAGS...]      all of it: compile with the plugin,\n"
-	"                              run, profile, fit load/store latency\n\n"
-	"Times are TSC ticks, so labelled. Formats: doc/memprof-formats.md.";
+	"<subcommand> [options] FILE [--] [compiler flags]\n\n"
+	"  static FILE.c [--] [compiler flags]\n"
+	"                       static loads and stores per function\n"
+	"                       (or FILE.lkmem, already computed)\n"
+	"  trace TRACE --text   a binary trace as text lines\n"
+	"  profile TRACE        flat profile (--tree: the call tree)\n"
+	"  run PROG.c [--] [compiler flags]\n"
+	"                       all of it: compile with the plugin, run,\n"
+	"                       profile, fit load/store latency\n\n"
+	"Options go anywhere. Compiler flags go after '--'; without it, an\n"
+	"argument after the file that is not an option of memprof is one\n"
+	"(-O2 -march=native), and one of memprof's (-o, -n, --json) is\n"
+	"memprof's. Times are TSC ticks, so labelled. Formats:\n"
+	"doc/memprof-formats.md.";
 
 struct mp_args {
 	int json, text, tree, strict, keep;
@@ -95,7 +101,7 @@ static int compile(struct lk_ctx *ctx, const char *source, char **cflags,
 static int read_static(struct lk_ctx *ctx, const char *path,
 		       struct lk_mem_static *st)
 {
-	char *text;
+	char *text = NULL;
 	size_t len;
 	int ret = lk_file_read(ctx, path, &text, &len);
 
@@ -535,25 +541,6 @@ static int do_run(struct lk_ctx *ctx, const struct mp_args *a, int argc,
 	return ret;
 }
 
-/*
- * Our options come before the file; everything after it is compiler
- * flags (which start with '-' too, so getopt must not see them).
- */
-static int operand_index(int argc, char **argv)
-{
-	int i;
-
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--max-lines") || !strcmp(argv[i], "-n") ||
-		    !strcmp(argv[i], "-o") || !strcmp(argv[i], "--name") ||
-		    !strcmp(argv[i], "--output"))
-			i++;
-		else if (argv[i][0] != '-')
-			return i;
-	}
-	return argc;
-}
-
 static int dispatch(struct lk_ctx *ctx, const char *sub,
 		    const struct mp_args *a, int argc, char **argv)
 {
@@ -561,9 +548,14 @@ static int dispatch(struct lk_ctx *ctx, const char *sub,
 			  (!strcmp(sub, "static") && argc &&
 			   !ends_with(argv[0], ".lkmem"));
 
+	int ret;
+
 	if (!argc)
 		return lk_error(ctx, LK_EINPUT, "memprof %s: which file?",
 				sub);
+	/* gcc would take a directory or a device for a linker input */
+	if ((ret = lk_file_check_regular(ctx, argv[0])))
+		return ret;
 	if (need_plugin && access(lk_memprof_plugin(), R_OK))
 		return lk_error(ctx, LK_EUNSUP, "the GCC plugin %s is not "
 				"built (needs gcc-12-plugin-dev: make deps, "
@@ -573,8 +565,9 @@ static int dispatch(struct lk_ctx *ctx, const char *sub,
 	if (!strcmp(sub, "run"))
 		return do_run(ctx, a, argc, argv);
 	if (argc > 1)
-		return lk_error(ctx, LK_EINPUT, "memprof %s: unexpected '%s'",
-				sub, argv[1]);
+		return lk_error(ctx, LK_EINPUT, "memprof %s: unexpected '%s'%s",
+				sub, argv[1], argv[1][0] == '-' ?
+				" (not an option of memprof)" : "");
 	if (!strcmp(sub, "trace")) {
 		if (!a->text)
 			return lk_error(ctx, LK_EINPUT, "memprof trace: say "
@@ -609,19 +602,19 @@ int cmd_memprof(int argc, char **argv)
 		 "run: campaign name (default memprof:<file>)"},
 		LK_OPT_END};
 	struct lk_ctx ctx;
-	int first, end, ret;
+	int first, ret;
 
-	if (argc < 2 || argv[1][0] == '-') {
-		lk_opts_usage(argc >= 2 ? stdout : stderr, "memprof", usage,
-			      opts);
-		return argc >= 2 && (!strcmp(argv[1], "-h") ||
-				     !strcmp(argv[1], "--help")) ? 0 : 2;
-	}
-	end = operand_index(argc - 1, argv + 1) + 1;
-	first = lk_opts_parse("memprof", usage, opts, end - 1, argv + 1);
+	/* After the subcommand and its file, what is not ours is the
+	 * compiler's (static, run); "--" says so explicitly. */
+	first = lk_opts_parse_pass("memprof", usage, opts, 2, argc, argv);
 	if (first < 0)
 		return first == -1 ? 0 : 2;
+	if (first >= argc) {
+		lk_opts_usage(stderr, "memprof", usage, opts);
+		return 2;
+	}
 	lk_ctx_init(&ctx);
-	ret = dispatch(&ctx, argv[1], &a, argc - end, argv + end);
+	ret = dispatch(&ctx, argv[first], &a, argc - first - 1,
+		       argv + first + 1);
 	return ret ? lk_cli_fail(&ctx) : 0;
 }

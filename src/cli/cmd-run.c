@@ -109,6 +109,12 @@ static int sweep_from_args(struct lk_ctx *ctx, const struct run_args *a,
 		return lk_error(ctx, LK_EINPUT, "%s: %s", kernel,
 				strerror(errno));
 	}
+	/* Before the store exists: a device or directory stores nothing. */
+	if ((ret = lk_file_check_regular(ctx, kernel))) {
+		free(abs);
+		lk_sweep_free(sw);
+		return ret;
+	}
 	lk_strv_push_take(&sw->sources, abs);
 	free(sw->name);
 	sw->name = lk_strdup(a->name ? a->name : base ? base + 1 : kernel);

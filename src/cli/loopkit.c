@@ -63,8 +63,10 @@ static void usage(FILE *out)
 	for (i = 0; i < LK_ARRAY_SIZE(commands); i++)
 		fprintf(out, "    %-10s %s\n", commands[i].name,
 			commands[i].summary);
-	fprintf(out, "\n'loopkit <command> -h' describes a command. "
-		     "Campaigns live in ./%s unless -o DIR says otherwise.\n",
+	fprintf(out, "\n'loopkit <command> -h' describes a command. A "
+		     "command's options go before or after its arguments; "
+		     "'--' ends them.\nCampaigns live in ./%s unless -o DIR "
+		     "says otherwise.\n",
 		LK_STORE_DEFAULT_DIR);
 }
 

@@ -22,7 +22,7 @@ static void build_tables(const struct lk_opt *opts, size_t n,
 {
 	size_t i;
 
-	lk_buf_adds(shorts, ":h");
+	lk_buf_adds(shorts, "+:h");
 	for (i = 0; i < n; i++) {
 		int has_arg = opts[i].type != LK_OPT_BOOL;
 
@@ -76,26 +76,121 @@ static int store_value(const char *cmd, const struct lk_opt *o,
 	return 0;
 }
 
-int lk_opts_parse(const char *cmd, const char *usage, const struct lk_opt *opts,
-		  int argc, char **argv)
+/*
+ * Options anywhere, as git and perf take them: classify every argument
+ * as one of ours (with the value it takes), an operand, or -- (the rest
+ * are operands), then hand getopt_long the options alone.
+ */
+enum arg_kind { ARG_OPERAND, ARG_OPTION, ARG_END };
+
+/* The option a "--name[=value]" names, as getopt_long would resolve it
+ * (exact name, else a unique prefix); -1: none or ambiguous. */
+static int find_long(const struct option *lo, const char *arg)
+{
+	size_t len = strcspn(arg, "=");
+	int i, match = -1, prefixes = 0;
+
+	for (i = 0; lo[i].name; i++) {
+		if (strncmp(lo[i].name, arg, len))
+			continue;
+		if (strlen(lo[i].name) == len)
+			return i;
+		match = i;
+		prefixes++;
+	}
+	return prefixes == 1 ? match : -1;
+}
+
+/* How many arguments from argv[i] on an option of ours spans (its value
+ * may be the next one); 0: not one of ours. */
+static int own_span(const struct option *lo, const char *shorts, int argc,
+		    char **argv, int i)
+{
+	const char *a = argv[i], *p;
+	int k;
+
+	if (a[1] == '-') {
+		k = find_long(lo, a + 2);
+		if (k < 0)
+			return 0;
+		return lo[k].has_arg && !strchr(a, '=') && i + 1 < argc ? 2 : 1;
+	}
+	for (p = a + 1; *p; p++) {
+		const char *s = strchr(shorts + 2, *p); /* past "+:" */
+
+		if (!s)
+			return p == a + 1 ? 0 : 1;
+		if (s[1] == ':')
+			return !p[1] && i + 1 < argc ? 2 : 1;
+	}
+	return 1;
+}
+
+/*
+ * Put argv's options (and their values) first, then "--", then the
+ * operands, into v; returns the index of that "--". Unknown options go
+ * with the options (getopt names them), except after pass_after
+ * operands, where they are operands (compiler flags). *had_end: argv
+ * had a "--" of its own.
+ */
+static int partition(const struct option *lo, const char *shorts,
+		     int pass_after, int argc, char **argv, char **v,
+		     int *had_end)
+{
+	int i, span, nopt = 1, noper = 0;
+	char **oper = lk_calloc((size_t)argc + 1, sizeof(*oper));
+
+	v[0] = argv[0];
+	for (i = 1; i < argc; i += span) {
+		const char *a = argv[i];
+
+		span = 1;
+		if (!strcmp(a, "--")) {
+			*had_end = 1;
+			while (++i < argc)
+				oper[noper++] = argv[i];
+			break;
+		}
+		if (a[0] != '-' || !a[1]) {
+			oper[noper++] = argv[i];
+			continue;
+		}
+		span = own_span(lo, shorts, argc, argv, i);
+		if (!span && pass_after && noper >= pass_after) {
+			oper[noper++] = argv[i];
+			span = 1;
+			continue;
+		}
+		if (!span)
+			span = 1;
+		memcpy(&v[nopt], &argv[i], (size_t)span * sizeof(*v));
+		nopt += span;
+	}
+	v[nopt] = "--";
+	memcpy(&v[nopt + 1], oper, (size_t)noper * sizeof(*v));
+	v[nopt + 1 + noper] = NULL;
+	free(oper);
+	return nopt;
+}
+
+/* getopt_long over v[0..nopt) (the options alone); 0, -1 (help) or -2. */
+static int parse_options(const char *cmd, const char *usage,
+			 const struct lk_opt *opts, const struct option *lo,
+			 const char *shorts, int nopt, char **v)
 {
 	size_t n = count_opts(opts);
-	struct option *lo = lk_calloc(n + 2, sizeof(*lo));
-	struct lk_buf shorts = LK_BUF_INIT;
 	int c, ret = 0;
 
-	build_tables(opts, n, lo, &shorts);
-	optind = 1;
+	optind = 0; /* a full reset, for the '+' too */
 	opterr = 0;
-	while (!ret && (c = getopt_long(argc, argv, lk_buf_str(&shorts), lo,
-					NULL)) != -1) {
+	while (!ret && (c = getopt_long(nopt + 1, v, shorts, lo, NULL)) != -1) {
 		int i = c >= 256 ? c - 256 : find_short(opts, n, c);
 
 		if (c == 'h') {
 			lk_opts_usage(stdout, cmd, usage, opts);
 			ret = -1;
 		} else if (c == '?' || c == ':') {
-			const char *bad = argv[optind - 1];
+			const char *bad = v[optind - 1];
 
 			lk_cli_usage_error(cmd, c == ':' ?
 					   "option '%s' needs a value" :
@@ -105,9 +200,41 @@ int lk_opts_parse(const char *cmd, const char *usage, const struct lk_opt *opts,
 			ret = -2;
 		}
 	}
+	return ret;
+}
+
+int lk_opts_parse_pass(const char *cmd, const char *usage,
+		       const struct lk_opt *opts, int pass_after, int argc,
+		       char **argv)
+{
+	size_t n = count_opts(opts);
+	struct option *lo = lk_calloc(n + 2, sizeof(*lo));
+	char **v = lk_calloc((size_t)argc + 2, sizeof(*v));
+	struct lk_buf shorts = LK_BUF_INIT;
+	int nopt, first, ret, had_end = 0, i;
+
+	build_tables(opts, n, lo, &shorts);
+	nopt = partition(lo, lk_buf_str(&shorts), pass_after, argc, argv, v,
+			 &had_end);
+	ret = parse_options(cmd, usage, opts, lo, lk_buf_str(&shorts), nopt,
+			    v);
+	/* The operands last, after the "--" if there was one: argc stays. */
+	memcpy(argv, v, (size_t)nopt * sizeof(*v));
+	first = nopt;
+	if (had_end)
+		argv[first++] = "--";
+	for (i = nopt + 1; v[i]; i++)
+		argv[first + i - nopt - 1] = v[i];
+	free(v);
 	free(lo);
 	lk_buf_release(&shorts);
-	return ret ? ret : optind;
+	return ret ? ret : first;
+}
+
+int lk_opts_parse(const char *cmd, const char *usage, const struct lk_opt *opts,
+		  int argc, char **argv)
+{
+	return lk_opts_parse_pass(cmd, usage, opts, 0, argc, argv);
 }
 
 void lk_opts_usage(FILE *out, const char *cmd, const char *usage,

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -10,32 +11,112 @@
 
 #include "loopkit/core.h"
 
-int lk_file_read(struct lk_ctx *ctx, const char *path, char **data,
-		 size_t *len)
+static const char *file_kind(mode_t mode)
 {
-	struct lk_buf b = LK_BUF_INIT;
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISFIFO(mode))
+		return "a fifo";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "not a file";
+}
+
+static int too_large(struct lk_ctx *ctx, const char *path, size_t max)
+{
+	int mib = max >= (1 << 20) && !(max & ((1 << 20) - 1));
+
+	return lk_error(ctx, LK_EINPUT, "%s: larger than %zu %s, the most "
+			"loopkit reads for this kind of input", path,
+			mib ? max >> 20 : max, mib ? "MiB" : "bytes");
+}
+
+/* Only a regular file, not over max by its size now (it may grow: the
+ * reading checks again). O_NONBLOCK: opening a fifo does not wait. */
+static int open_regular(struct lk_ctx *ctx, const char *path, size_t max,
+			int *fd)
+{
+	struct stat st;
+
+	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (*fd < 0)
+		return lk_error_errno(ctx, "cannot open %s", path);
+	if (fstat(*fd, &st))
+		return lk_error_errno(ctx, "cannot stat %s", path);
+	if (!S_ISREG(st.st_mode))
+		return lk_error(ctx, LK_EINPUT, "%s: not a regular file (%s)",
+				path, file_kind(st.st_mode));
+	if ((uintmax_t)st.st_size > max)
+		return too_large(ctx, path, max);
+	return 0;
+}
+
+int lk_file_check_regular(struct lk_ctx *ctx, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st)) {
+		int missing = errno == ENOENT || errno == ENOTDIR;
+
+		lk_error_errno(ctx, "cannot open %s", path);
+		/* a path that names nothing is the user's mistake */
+		return missing ? (ctx->code = LK_EINPUT) : LK_ESYS;
+	}
+	if (!S_ISREG(st.st_mode))
+		return lk_error(ctx, LK_EINPUT, "%s: not a regular file (%s)",
+				path, file_kind(st.st_mode));
+	return 0;
+}
+
+static int read_all(struct lk_ctx *ctx, const char *path, int fd,
+		    size_t max, struct lk_buf *b)
+{
 	char chunk[65536];
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
-		return lk_error_errno(ctx, "cannot open %s", path);
 	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			lk_error_errno(ctx, "cannot read %s", path);
-			close(fd);
-			lk_buf_release(&b);
-			return LK_ESYS;
+			return lk_error_errno(ctx, "cannot read %s", path);
 		}
-		lk_buf_add(&b, chunk, (size_t)n);
+		if (b->len + (size_t)n > max)
+			return too_large(ctx, path, max);
+		lk_buf_add(b, chunk, (size_t)n);
 	}
-	close(fd);
+	return 0;
+}
+
+int lk_file_read_max(struct lk_ctx *ctx, const char *path, size_t max,
+		     char **data, size_t *len)
+{
+	struct lk_buf b = LK_BUF_INIT;
+	int fd = -1;
+	int ret = open_regular(ctx, path, max, &fd);
+
+	if (!ret)
+		ret = read_all(ctx, path, fd, max, &b);
+	if (fd >= 0)
+		close(fd);
+	if (ret) {
+		lk_buf_release(&b);
+		*data = NULL;
+		return ret;
+	}
 	if (len)
 		*len = b.len;
 	*data = lk_buf_detach(&b);
 	return 0;
+}
+
+int lk_file_read(struct lk_ctx *ctx, const char *path, char **data,
+		 size_t *len)
+{
+	return lk_file_read_max(ctx, path, LK_FILE_MAX_TEXT, data, len);
 }
 
 static int write_all(int fd, const void *data, size_t len)

@@ -3,6 +3,7 @@
  * walk the calls in id (entry) order with an explicit stack: a trace of
  * a deep recursion must not take the C stack with it.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,18 +29,43 @@ static uint64_t call_end(const struct lk_call *c, uint64_t last)
 	return c->exit ? c->exit : last;
 }
 
-static int overlap_error(struct lk_ctx *ctx, const struct lk_call *c,
-			 const struct lk_call *p, uint64_t last)
+/* Where call i was read: "FILE:LINE" (text) or "FILE: record I"
+ * (binary); NULL for a trace built in memory. */
+static char *origin_of(const struct lk_trace *t, size_t i)
 {
-	return lk_error(ctx, LK_EINPUT,
-			"call %llu [%llu, %llu] overlaps call %llu [%llu, "
-			"%llu] without nesting in it",
-			(unsigned long long)c->id,
-			(unsigned long long)c->enter,
-			(unsigned long long)call_end(c, last),
-			(unsigned long long)p->id,
-			(unsigned long long)p->enter,
-			(unsigned long long)call_end(p, last));
+	if (!t->source)
+		return NULL;
+	if (t->lines)
+		return lk_asprintf("%s:%lu", t->source,
+				   (unsigned long)t->lines[i]);
+	return lk_asprintf("%s: record %zu", t->source, i);
+}
+
+/* Call i overlaps call p (still open) without nesting in it. */
+static int overlap_error(struct lk_ctx *ctx, const struct lk_trace *t,
+			 size_t i, size_t p, uint64_t last)
+{
+	const struct lk_call *c = &t->calls[i], *o = &t->calls[p];
+	char *at = origin_of(t, i), other[48] = "";
+	int ret;
+
+	if (at && t->lines)
+		snprintf(other, sizeof(other), " (line %lu)",
+			 (unsigned long)t->lines[p]);
+	else if (at)
+		snprintf(other, sizeof(other), " (record %zu)", p);
+	ret = lk_error(ctx, LK_EINPUT,
+		       "%s%scall %llu [%llu, %llu] overlaps call %llu%s "
+		       "[%llu, %llu] without nesting in it",
+		       at ? at : "", at ? ": " : "",
+		       (unsigned long long)c->id,
+		       (unsigned long long)c->enter,
+		       (unsigned long long)call_end(c, last),
+		       (unsigned long long)o->id, other,
+		       (unsigned long long)o->enter,
+		       (unsigned long long)call_end(o, last));
+	free(at);
+	return ret;
 }
 
 /*
@@ -61,7 +87,8 @@ static int attach(struct lk_ctx *ctx, const struct lk_trace *t,
 		if (top->enter <= c->enter && end <= call_end(top, last))
 			break;
 		if (call_end(top, last) > c->enter)
-			return overlap_error(ctx, c, top, last);
+			return overlap_error(ctx, t, i, stack[*depth - 1],
+					     last);
 		(*depth)--;
 	}
 	nodes[i].inclusive = end - c->enter;

@@ -175,6 +175,7 @@ int lk_trace_read_binary(struct lk_ctx *ctx, const char *name,
 		ret = read_names(&r, nfuncs, &off);
 	if (!ret)
 		ret = read_records(&r, nrec, off);
+	out->source = lk_strdup(name);
 	if (ret)
 		lk_trace_release(out);
 	return ret;

@@ -92,6 +92,7 @@ static int add_call(struct trace_parser *p, const struct lktrace_tok *id,
 {
 	struct lk_trace *t = p->out;
 	struct lk_call *c;
+	size_t alloc;
 	int64_t index;
 	int added;
 
@@ -100,7 +101,13 @@ static int add_call(struct trace_parser *p, const struct lktrace_tok *id,
 	index = name_intern(&p->names, t, func->s, func->len, &added);
 	if (index < 0)
 		return trace_bad_line(p, id->line, "too many functions") || 1;
+	alloc = t->alloc;
 	LK_GROW(t->calls, t->ncalls + 1, t->alloc);
+	if (t->alloc != alloc || !t->lines)
+		t->lines = lk_reallocarray(t->lines, t->alloc,
+					   sizeof(*t->lines));
+	/* Under 2 GiB of text (checked), a line number fits. */
+	t->lines[t->ncalls] = (uint32_t)id->line;
 	c = &t->calls[t->ncalls++];
 	c->id = id->num;
 	c->func = (uint32_t)index;
@@ -135,6 +142,7 @@ int lk_trace_parse_text(struct lk_ctx *ctx, const char *name, const char *text,
 	if (len > INT32_MAX)
 		return lk_error(ctx, LK_EINPUT, "%s: text trace over 2 GiB",
 				name);
+	out->source = lk_strdup(name);
 	p.ctx = ctx;
 	p.name = name;
 	p.strict = strict;

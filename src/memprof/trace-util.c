@@ -149,9 +149,34 @@ static int call_cmp(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
+/* A call and its line, sorted together (the id first, for call_cmp). */
+struct call_line {
+	struct lk_call call;
+	uint32_t line;
+};
+
+static void sort_with_lines(struct lk_trace *t)
+{
+	struct call_line *cl = lk_calloc(t->ncalls, sizeof(*cl));
+	size_t i;
+
+	for (i = 0; i < t->ncalls; i++)
+		cl[i] = (struct call_line){t->calls[i], t->lines[i]};
+	qsort(cl, t->ncalls, sizeof(*cl), call_cmp);
+	for (i = 0; i < t->ncalls; i++) {
+		t->calls[i] = cl[i].call;
+		t->lines[i] = cl[i].line;
+	}
+	free(cl);
+}
+
 void trace_sort_calls(struct lk_trace *t, int sorted)
 {
-	if (!sorted && t->ncalls > 1)
+	if (sorted || t->ncalls < 2)
+		return;
+	if (t->lines)
+		sort_with_lines(t);
+	else
 		qsort(t->calls, t->ncalls, sizeof(*t->calls), call_cmp);
 }
 
@@ -161,6 +186,8 @@ void lk_trace_release(struct lk_trace *t)
 		return;
 	lk_strv_release(&t->names);
 	free(t->calls);
+	free(t->source);
+	free(t->lines);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -169,7 +196,7 @@ int lk_trace_load(struct lk_ctx *ctx, const char *path, int strict,
 {
 	char *data;
 	size_t len;
-	int ret = lk_file_read(ctx, path, &data, &len);
+	int ret = lk_file_read_max(ctx, path, LK_FILE_MAX_TRACE, &data, &len);
 
 	if (ret) {
 		memset(out, 0, sizeof(*out));

@@ -47,8 +47,26 @@ for f, (l, st) in want.items():
     assert (s[f]["loads"], s[f]["stores"]) == (l, st), (f, s[f])
 PY
 
+# Options anywhere; compiler flags after "--", or, unambiguous, right
+# after the file: all three spellings give the same counts.
+"$LOOPKIT" memprof static examples/memprof/mix.c -O1 --json >"$TMPD/s2.json" ||
+	fail "memprof static FILE.c -O1 --json"
+cmp -s "$TMPD/s.json" "$TMPD/s2.json" || fail "--json after a compiler flag"
+"$LOOPKIT" memprof static examples/memprof/mix.c --json -- -O1 \
+	>"$TMPD/s3.json" || fail "memprof static FILE.c --json -- -O1"
+cmp -s "$TMPD/s.json" "$TMPD/s3.json" || fail "flags after --"
+# after "--" everything is the compiler's, even what looks like ours
+set +e
+"$LOOPKIT" memprof static examples/memprof/mix.c -- --json 2>"$TMPD/err"
+rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q "unrecognized.*--json" "$TMPD/err" ||
+	fail "--json after -- goes to gcc (exit $rc)"
+"$LOOPKIT" memprof static examples/memprof/mix.c -h | grep -q -- \
+	'static FILE.c \[--\] \[compiler flags\]' || fail "-h shows [--]"
+
 # The whole pipeline, with the fit and its quality.
-"$LOOPKIT" memprof run --keep -o "$TMPD/store" examples/memprof/mix.c -O1 \
+"$LOOPKIT" memprof run examples/memprof/mix.c --keep -o "$TMPD/store" -- -O1 \
 	>"$TMPD/run.out" 2>"$TMPD/run.err"
 cat "$TMPD/run.out"
 grep -q "least squares, 9 functions" "$TMPD/run.out" || fail "fit over 9"
@@ -64,7 +82,8 @@ kept=$(sed -n 's/^loopkit: kept //p' "$TMPD/run.err")
 rm -rf "$kept"
 
 # Stored, and exportable as a tidy table.
-"$LOOPKIT" export --memprof --csv -o "$TMPD/store" >"$TMPD/mp.csv"
+POSIXLY_CORRECT=1 "$LOOPKIT" export -o "$TMPD/store" --csv --memprof \
+	>"$TMPD/mp.csv"
 python3 - "$TMPD/mp.csv" <<'PY'
 import csv, sys
 rows = {r["function"]: r for r in csv.DictReader(open(sys.argv[1]))}

@@ -585,6 +585,97 @@ Test(files, read_missing_file_names_it)
 	free(path);
 }
 
+/* A sentinel: a failed read must set *data to NULL (memprof freed it). */
+static char sentinel[] = "not read";
+
+Test(files, read_directory_refused)
+{
+	char *back = sentinel;
+
+	cr_assert_eq(lk_file_read(&ctx, tmpdir, &back, NULL), LK_EINPUT);
+	cr_assert(strstr(ctx.msg, tmpdir), "msg: %s", ctx.msg);
+	cr_assert(strstr(ctx.msg, ": not a regular file (a directory)"),
+		  "msg: %s", ctx.msg);
+	cr_assert_null(back);
+}
+
+/* Without the check these read (or wait) forever: the timeout fails it. */
+Test(files, read_device_refused, .timeout = 20)
+{
+	char *back = sentinel;
+
+	cr_assert_eq(lk_file_read(&ctx, "/dev/zero", &back, NULL), LK_EINPUT);
+	cr_assert_str_eq(ctx.msg, "/dev/zero: not a regular file (a "
+				  "character device)");
+	cr_assert_null(back);
+	cr_assert_eq(lk_file_read_max(&ctx, "/dev/zero", LK_FILE_MAX_TRACE,
+				      &back, NULL), LK_EINPUT);
+}
+
+Test(files, read_fifo_refused_without_waiting, .timeout = 20)
+{
+	char *path = tmp_path("fifo"), *back = sentinel;
+
+	cr_assert_eq(mkfifo(path, 0600), 0);
+	cr_assert_eq(lk_file_read(&ctx, path, &back, NULL), LK_EINPUT);
+	cr_assert(strstr(ctx.msg, ": not a regular file (a fifo)"), "msg: %s",
+		  ctx.msg);
+	cr_assert_null(back);
+	free(path);
+}
+
+Test(files, read_max_refuses_a_larger_file)
+{
+	char *path = tmp_path("hundred"), *back = sentinel, text[101];
+	size_t len = 0;
+
+	memset(text, 'x', 100);
+	text[100] = '\0';
+	write_file(path, text, 0644);
+	cr_assert_eq(lk_file_read_max(&ctx, path, 99, &back, &len),
+		     LK_EINPUT);
+	cr_assert(strstr(ctx.msg, ": larger than 99 bytes"), "msg: %s",
+		  ctx.msg);
+	cr_assert_null(back);
+	cr_assert_eq(lk_file_read_max(&ctx, path, 100, &back, &len), 0);
+	cr_assert_eq(len, 100);
+	free(back);
+	free(path);
+}
+
+/* /proc files say size 0 and then give more: the limit holds while
+ * reading, not only by the size stat reports. */
+Test(files, read_max_holds_while_reading)
+{
+	char *back = sentinel;
+
+	cr_assert_eq(lk_file_read_max(&ctx, "/proc/self/maps", 64, &back,
+				      NULL), LK_EINPUT);
+	cr_assert(strstr(ctx.msg, "/proc/self/maps: larger than 64 bytes"),
+		  "msg: %s", ctx.msg);
+	cr_assert_null(back);
+	cr_assert_eq(lk_file_read(&ctx, "/proc/self/maps", &back, NULL), 0);
+	cr_assert(strlen(back) > 64);
+	free(back);
+}
+
+Test(files, check_regular)
+{
+	char *path = tmp_path("plain"), *absent = tmp_path("absent");
+
+	write_file(path, "x", 0644);
+	cr_assert_eq(lk_file_check_regular(&ctx, path), 0);
+	cr_assert_eq(lk_file_check_regular(&ctx, tmpdir), LK_EINPUT);
+	cr_assert(strstr(ctx.msg, ": not a regular file (a directory)"),
+		  "msg: %s", ctx.msg);
+	cr_assert_eq(lk_file_check_regular(&ctx, "/dev/null"), LK_EINPUT);
+	cr_assert_eq(lk_file_check_regular(&ctx, absent), LK_EINPUT);
+	cr_assert(strstr(ctx.msg, "No such file or directory"), "msg: %s",
+		  ctx.msg);
+	free(path);
+	free(absent);
+}
+
 Test(files, copy_atomic_copies_and_sets_mode)
 {
 	char *from = tmp_path("from"), *to = tmp_path("to"), *back;
