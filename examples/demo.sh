@@ -15,8 +15,8 @@ echo "== loopkit run -c examples/run/sweep.yaml"
 "$loopkit" run -c examples/run/sweep.yaml
 if [ -r "$(dirname "$loopkit")/plugin/lkmemprof.so" ]; then
 	echo
-	echo "== loopkit memprof run examples/memprof/mix.c -O1"
-	"$loopkit" memprof run examples/memprof/mix.c -O1 | tail -n 16
+	echo "== loopkit memprof run examples/memprof/mix.c -- -O1"
+	"$loopkit" memprof run examples/memprof/mix.c -- -O1 | tail -n 16
 fi
 echo
 echo "The campaign is in ./loopkit.d (store.db: SQLite); its report:"

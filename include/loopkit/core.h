@@ -148,10 +148,13 @@ void lk_hash_buf(const void *data, size_t len, char out[LK_HASH_HEX]);
 /* Files and paths. */
 /*
  * The most lk_file_read takes: sources, configs, static counts, logs
- * (64 MiB), and memprof traces (1 GiB, about 40 million calls).
+ * (64 MiB), and memprof traces (1 GiB, about 40 million calls); a
+ * benchmark binary, hashed whole, up to 1 GiB (debug information grows
+ * it; its arrays in .bss do not).
  */
 #define LK_FILE_MAX_TEXT ((size_t)64 << 20)
 #define LK_FILE_MAX_TRACE ((size_t)1 << 30)
+#define LK_FILE_MAX_BINARY ((size_t)1 << 30)
 /*
  * Read the whole regular file path into *data (NUL-terminated, LK_GIVE)
  * and its length into *len (when len is not NULL), at most max bytes.

@@ -37,7 +37,7 @@ int lk_binary_hash(struct lk_ctx *ctx, const char *path,
 {
 	char *data = NULL;
 	size_t len = 0;
-	int ret = lk_file_read(ctx, path, &data, &len);
+	int ret = lk_file_read_max(ctx, path, LK_FILE_MAX_BINARY, &data, &len);
 
 	if (!ret)
 		lk_hash_buf(data, len, out);
