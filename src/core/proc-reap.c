@@ -105,12 +105,16 @@ pid_t lk_proc_fork(void)
 
 pid_t lk_proc_waitpid(pid_t pid, int *status, int flags)
 {
+	int st = 0;
 	pid_t got;
 
-	while ((got = waitpid(pid, status, flags)) < 0 && errno == EINTR)
+	while ((got = waitpid(pid, &st, flags)) < 0 && errno == EINTR)
 		;
-	if (got == pid)
+	/* A stop (ptrace) is reported too: only an end reaps. */
+	if (got == pid && (WIFEXITED(st) || WIFSIGNALED(st)))
 		lk_proc_forget(pid);
+	if (status)
+		*status = st;
 	return got;
 }
 

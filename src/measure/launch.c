@@ -116,6 +116,14 @@ static const char *launch_status(const struct lk_proc_result *r,
 		*reason = lk_asprintf("timed out after %g s", timeout);
 		return "timed-out";
 	}
+	if (r->out_of_memory) {
+		char *how = lk_proc_describe(r, timeout);
+
+		/* The status keeps its usual words; the reason says why. */
+		*reason = lk_asprintf("%s (method.memory-limit)", how);
+		free(how);
+		return r->signaled ? "crashed" : "failed";
+	}
 	if (r->signaled) {
 		*reason = lk_proc_describe(r, timeout);
 		return "crashed";
@@ -302,6 +310,7 @@ static int launch(struct lk_ctx *ctx, const struct lk_sweep *sw,
 	po.envp = (const char *const *)env.v;
 	if (sw->method.no_aslr)
 		po.flags |= LK_PROC_NO_ASLR;
+	po.memory_limit = sw->method.memory_limit;
 	ret = lk_proc_run(ctx, &po, &r);
 	lk_strv_release(&env);
 	if (ret) {
@@ -418,7 +427,7 @@ int lk_measure_record_failure(struct lk_ctx *ctx, struct lk_store *s,
 		.variant_id = variant_id, .build_id = build_id,
 		.env_id = env_id, .method_hash = method_hash,
 		.method = method, .status = status, .reason = reason,
-		.started = now, .finished = now};
+		.started = now, .finished = now, .memory_limit = -1};
 	int64_t id;
 
 	return lk_store_run_put(ctx, s, &run, &id);
@@ -450,6 +459,7 @@ int lk_measure_unit(struct lk_ctx *ctx, struct lk_store *s,
 	}
 	run.finished = unix_now();
 	run.method = method;
+	run.memory_limit = (int64_t)sw->method.memory_limit;
 	run.status = status;
 	run.reason = reason ? reason : "";
 	run.samples = a.srec;
