@@ -106,6 +106,33 @@ static void child_env(const struct lk_sweep *sw, long repetitions,
 	lk_buf_release(&events);
 }
 
+/* The runtime's own complaint on stderr, if it made one. */
+static char *rt_error(const struct lk_proc_result *r)
+{
+	const char *line = r->err ? strstr(r->err, "lkrt: error: ") : NULL;
+
+	if (!line)
+		return NULL;
+	line += strlen("lkrt: error: ");
+	return lk_strndup(line, strcspn(line, "\n"));
+}
+
+/* The program ended without the runtime's closing line: it could not
+ * report (its result descriptor closed or written over, or an exit that
+ * skipped lk_finish). */
+static char *no_result(const struct lk_proc_result *r)
+{
+	char *why = rt_error(r), *how = lk_proc_describe(r, 0), *text;
+
+	text = lk_asprintf("no result received: %s (%s)",
+			   why ? why : r->res_len ? "the result stream ended "
+			   "early" : "the runtime reported nothing on "
+			   "descriptor 3", how);
+	free(why);
+	free(how);
+	return text;
+}
+
 /* Map a launch's outcome to a run status; NULL when it went well. */
 static const char *launch_status(const struct lk_proc_result *r,
 				 const struct lk_rt_output *o, int parse_ret,
@@ -142,13 +169,13 @@ static const char *launch_status(const struct lk_proc_result *r,
 				*p = ' ';
 		return "failed";
 	}
+	if (!o->complete) {
+		*reason = no_result(r);
+		return r->exited && !r->exit_code ? "crashed" : "failed";
+	}
 	if (!r->exited || r->exit_code) {
 		*reason = lk_asprintf("exit %d", r->exit_code);
 		return "failed";
-	}
-	if (!o->complete) {
-		*reason = lk_strdup("result stream ended early");
-		return "crashed";
 	}
 	if (!o->nregions) {
 		*reason = lk_strdup("nothing measured: the program never "
