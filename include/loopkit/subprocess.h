@@ -42,7 +42,8 @@ struct lk_proc_result {
 	double seconds;   /* wall time */
 	size_t max_rss;   /* peak resident bytes of it and what it waited for */
 	size_t memory_limit;  /* opts.memory_limit */
-	int out_of_memory; /* failed after using most of memory_limit */
+	int out_of_memory; /* failed under memory_limit, having used most of
+			      it or saying it ran out of memory */
 	char *out, *err, *res;           /* captured streams, NUL-terminated */
 	size_t out_len, err_len, res_len;
 	int out_truncated, err_truncated, res_truncated;

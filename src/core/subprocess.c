@@ -338,13 +338,33 @@ static void collect(struct stream *st, struct lk_proc_result *r)
 	r->res_truncated = st[RES].truncated;
 }
 
-/* Failed, and used most of its memory limit on the way. */
+/* What programs print when an allocation fails (gcc, clang and LLVM,
+ * C++, glibc's strerror). */
+static int says_out_of_memory(const char *text)
+{
+	static const char *const phrases[] = {
+		"out of memory", "memory exhausted", "std::bad_alloc",
+		"Cannot allocate memory"};
+	size_t i;
+
+	for (i = 0; text && i < LK_ARRAY_SIZE(phrases); i++)
+		if (strstr(text, phrases[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * Failed under a memory limit, and either used most of it (an allocation
+ * that failed returns NULL: the program then crashes or gives up) or
+ * said it ran out (a failed allocation can be one large request).
+ */
 static int out_of_memory(const struct lk_proc_result *r)
 {
 	if (!r->memory_limit || r->timed_out ||
 	    (r->exited && r->exit_code == 0))
 		return 0;
-	return r->max_rss >= r->memory_limit / 4 * 3;
+	return r->max_rss >= r->memory_limit / 4 * 3 ||
+	       says_out_of_memory(r->err) || says_out_of_memory(r->out);
 }
 
 static int open_streams(struct lk_ctx *ctx, const struct lk_proc_opts *o,
@@ -434,11 +454,11 @@ int lk_proc_run(struct lk_ctx *ctx, const struct lk_proc_opts *o,
 	}
 	wait_child(pid, st, o, r, max);
 	lk_proc_sweep(tag);
-	r->out_of_memory = out_of_memory(r);
 out:
 	for (i = 0; i < NSTREAMS; i++)
 		close_pipe(pipes[i]);
 	collect(st, r);
+	r->out_of_memory = !ret && out_of_memory(r);
 	return ret;
 }
 
