@@ -20,7 +20,8 @@ enum {
 
 struct lk_proc_opts {
 	const char *const *argv;  /* argv[0] is looked up in PATH */
-	const char *const *envp;  /* NULL: inherit this process's environment */
+	const char *const *envp;  /* NULL: inherit this process's environment;
+				     either way LK_LAUNCH=<tag> is added */
 	const char *cwd;          /* NULL: inherit */
 	double timeout;           /* seconds; <= 0: none */
 	int result_fd;            /* >= 3: a pipe at this fd in the child,
