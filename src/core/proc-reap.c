@@ -176,25 +176,80 @@ static int has_tag(pid_t pid, const char *tag)
 	return found;
 }
 
-/*
- * One pass over our children, under reg_lock: reap strays, kill the
- * tagged ones and register them in *killed (to reap without the lock).
- */
-static void sweep_pass(const char *tag, struct lk_buf *killed)
+/* Our children, from each thread's /proc/self/task/TID/children (orphans
+ * are given to one of our threads); -1 when the kernel has no such file
+ * (CONFIG_PROC_CHILDREN). */
+static int list_children(struct lk_buf *pids)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int ret = d ? 0 : -1;
+
+	while (d && !ret && (e = readdir(d))) {
+		char path[300], *text, *p, *end;
+		size_t len;
+
+		if (!isdigit((unsigned char)e->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/children",
+			 e->d_name);
+		if (!(text = slurp(path, &len))) {
+			ret = errno == ENOENT ? -1 : 0;
+			continue;
+		}
+		for (p = text; *p; p = end) {
+			long pid = strtol(p, &end, 10);
+			pid_t one = (pid_t)pid;
+
+			if (end == p)
+				break;
+			lk_buf_add(pids, &one, sizeof(one));
+		}
+		free(text);
+	}
+	if (d)
+		closedir(d);
+	return ret;
+}
+
+/* The same from a scan of /proc: every process whose parent we are. */
+static void scan_children(struct lk_buf *pids)
 {
 	pid_t self = getpid(), ppid, pid;
 	DIR *d = opendir("/proc");
 	struct dirent *e;
 	char state;
 
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
+	while (d && (e = readdir(d))) {
 		if (!isdigit((unsigned char)e->d_name[0]))
 			continue;
 		pid = (pid_t)atol(e->d_name);
-		if (proc_stat(pid, &ppid, &state) || ppid != self ||
-		    is_owned(pid))
+		if (!proc_stat(pid, &ppid, &state) && ppid == self)
+			lk_buf_add(pids, &pid, sizeof(pid));
+	}
+	if (d)
+		closedir(d);
+}
+
+/*
+ * One pass over our children, under reg_lock: reap strays, kill the
+ * tagged ones and register them in *killed (to reap without the lock).
+ */
+static void sweep_pass(const char *tag, struct lk_buf *killed)
+{
+	struct lk_buf children = LK_BUF_INIT;
+	pid_t self = getpid(), ppid, pid;
+	size_t i;
+	char state;
+
+	if (list_children(&children)) {
+		lk_buf_reset(&children);
+		scan_children(&children);
+	}
+	for (i = 0; i < children.len / sizeof(pid_t); i++) {
+		memcpy(&pid, children.buf + i * sizeof(pid), sizeof(pid));
+		if (is_owned(pid) || proc_stat(pid, &ppid, &state) ||
+		    ppid != self)
 			continue;
 		if (state == 'Z') {
 			waitpid(pid, NULL, WNOHANG);
@@ -203,7 +258,7 @@ static void sweep_pass(const char *tag, struct lk_buf *killed)
 			lk_buf_add(killed, &pid, sizeof(pid));
 		}
 	}
-	closedir(d);
+	lk_buf_release(&children);
 }
 
 int lk_proc_sweep(const char *tag)
@@ -220,8 +275,12 @@ int lk_proc_sweep(const char *tag)
 		sweep_pass(tag, &killed);
 		pthread_mutex_unlock(&reg_lock);
 		n = killed.len / sizeof(pid_t);
-		for (i = 0; i < n; i++)
-			lk_proc_waitpid(((pid_t *)killed.buf)[i], NULL, 0);
+		for (i = 0; i < n; i++) {
+			pid_t pid;
+
+			memcpy(&pid, killed.buf + i * sizeof(pid), sizeof(pid));
+			lk_proc_waitpid(pid, NULL, 0);
+		}
 		total += (int)n;
 		if (!n)
 			break;
