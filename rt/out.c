@@ -17,7 +17,7 @@
 
 static char out_buf[OUT_BUF_SIZE];
 static size_t out_len;
-static int out_err;
+static int out_err;   /* the errno of the first failed write, or 0 */
 
 int lk__out_flush(void)
 {
@@ -29,7 +29,14 @@ int lk__out_flush(void)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			out_err = 1;
+			/* Say it once where the runner still looks: the
+			 * program may have closed the descriptor. */
+			if (!out_err)
+				fprintf(stderr, "lkrt: error: cannot write the "
+					"results to descriptor %d: %s (closed "
+					"by the program?)\n", lk__rt.result_fd,
+					n < 0 ? strerror(errno) : "no space");
+			out_err = n < 0 ? errno : EIO;
 			break;
 		}
 		done += n;

@@ -35,11 +35,16 @@ struct lk_method {
 	long align_functions;    /* -falign-functions=N added; 0: none */
 	int opt_report;          /* builds keep the vectoriser's report */
 	double timeout;          /* seconds per process */
+	size_t memory_limit;     /* bytes of address space per launch and
+				    per compile; 0: none. Not part of the
+				    canonical text (a run's key): stored
+				    beside it */
 };
 
 /* The defaults: warmup 10, steps auto (20000 ticks), 30 repetitions,
  * 3 processes, p25, X=5 T=2% R=3, hot, no pinning, no FIFO, calibrate,
- * no ASLR, functions aligned to 64, 60 s timeout. */
+ * no ASLR, functions aligned to 64, 60 s timeout, a memory limit of half
+ * the physical memory. */
 void lk_method_init(struct lk_method *m);
 
 /*
@@ -51,7 +56,8 @@ void lk_method_init(struct lk_method *m);
  * cpu (N|none), fifo (bool), calibrate (bool), aslr (bool),
  * align-functions (N, power of two or 0), opt-report (bool: the
  * compiler's vectorisation report kept in the build's log), timeout
- * (seconds), mode
+ * (seconds), memory-limit (64M, 12G, 50% of the physical memory, bytes,
+ * or none), mode
  * (min-of-4: 4 processes, 1 repetition, reducer min; any min-of-N).
  * Booleans: true/false, yes/no, on/off, 1/0. Keys apply in order, a
  * later one overriding. 'where' prefixes the error message (e.g.

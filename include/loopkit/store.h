@@ -178,6 +178,8 @@ struct lk_run_rec {
 	const char *reason;  /* "" when ok */
 	int attempts;
 	double started, finished; /* Unix time, seconds */
+	int64_t memory_limit; /* bytes the launches were limited to, 0: none;
+				 < 0: not recorded */
 	const struct lk_sample_rec *samples;
 	size_t nsamples;
 	const struct lk_info_rec *infos;

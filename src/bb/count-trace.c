@@ -17,12 +17,14 @@
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "count-int.h"
+#include "loopkit/subprocess.h"
 #include "elf-image.h"
 
 extern char **environ;
@@ -49,6 +51,8 @@ struct tracer {
 	int gone;
 	cpu_set_t cpus; /* the tracer's own affinity, restored at the end */
 	int pinned;
+	char tag[LK_PROC_TAG_MAX]; /* in its environment: see proc-reap.c */
+	struct rlimit limit;
 };
 
 /* ------------------------------------------------------------------ */
@@ -62,10 +66,12 @@ static void push_env(struct lk_strv *env, const char *name, long value,
 
 /* Our environment without the LK_* variables we set or that would make
  * the runtime talk to a runner that is not there. */
-static void build_env(const struct lk_count_opts *opts, struct lk_strv *env)
+static void build_env(const struct lk_count_opts *opts, const char *tag,
+		      struct lk_strv *env)
 {
 	static const char *const drop[] = {"LK_WARMUP=", "LK_STEPS=",
-					   "LK_REPETITIONS=", "LK_RESULT_FD="};
+					   "LK_REPETITIONS=", "LK_RESULT_FD=",
+					   LK_PROC_TAG_VAR "="};
 	char **e;
 	size_t i;
 
@@ -79,17 +85,20 @@ static void build_env(const struct lk_count_opts *opts, struct lk_strv *env)
 	lk_strv_push(env, "LK_WARMUP=0");
 	push_env(env, "LK_STEPS", opts->steps, 1);
 	push_env(env, "LK_REPETITIONS", opts->repetitions, 1);
+	lk_strv_push(env, tag);
 }
 
-/* In the child: only async-signal-safe calls until execve. */
+/* In the child: only async-signal-safe calls until execve. Its own
+ * process group, which the end of the count kills whole. */
 LK_NORETURN static void child(const char *out, int err_fd, char **argv,
-			      char **envp)
+			      char **envp, const struct rlimit *limit)
 {
 	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0 || null < 0 || dup2(null, 0) < 0 || dup2(fd, 1) < 0 ||
-	    dup2(fd, 2) < 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) ||
+	    dup2(fd, 2) < 0 || setpgid(0, 0) ||
+	    setrlimit(RLIMIT_AS, limit) || prctl(PR_SET_PDEATHSIG, SIGKILL) ||
 	    personality(ADDR_NO_RANDOMIZE) < 0 ||
 	    ptrace(PTRACE_TRACEME, 0, NULL, NULL))
 		goto fail;
@@ -99,6 +108,19 @@ fail:
 	if (write(err_fd, &fd, sizeof(fd)) < 0)
 		_exit(127);
 	_exit(127);
+}
+
+/* Soft and hard (the benchmark must not raise it back), never above our
+ * own hard limit. */
+static void plan_limit(const struct lk_count_opts *opts, struct rlimit *l)
+{
+	size_t bytes = opts->memory_limit ? opts->memory_limit
+					  : lk_proc_default_memory_limit();
+	struct rlimit cur;
+
+	l->rlim_cur = l->rlim_max = bytes ? (rlim_t)bytes : RLIM_INFINITY;
+	if (!getrlimit(RLIMIT_AS, &cur) && cur.rlim_max < l->rlim_max)
+		l->rlim_cur = l->rlim_max = cur.rlim_max;
 }
 
 static int spawn(struct lk_ctx *ctx, const struct lk_count_opts *opts,
@@ -111,27 +133,35 @@ static int spawn(struct lk_ctx *ctx, const struct lk_count_opts *opts,
 	lk_strv_push(&argv, opts->binary);
 	for (a = opts->args; a && *a; a++)
 		lk_strv_push(&argv, *a);
-	build_env(opts, &env);
+	lk_proc_tag_new(t->tag);
+	build_env(opts, t->tag, &env);
+	plan_limit(opts, &t->limit);
 	if (pipe2(pipefd, O_CLOEXEC))
 		return lk_error_errno(ctx, "pipe");
-	t->pid = fork();
+	t->pid = lk_proc_fork();
 	if (t->pid == 0)
 		child(opts->output ? opts->output : "/dev/null", pipefd[1],
-		      argv.v, env.v);
+		      argv.v, env.v, &t->limit);
 	close(pipefd[1]);
 	if (t->pid < 0) {
 		ret = lk_error_errno(ctx, "fork");
 		goto out;
 	}
 	if (read(pipefd[0], &err, sizeof(err)) == sizeof(err)) {
-		waitpid(t->pid, &status, 0);
+		lk_proc_waitpid(t->pid, &status, 0);
+		t->gone = 1;
 		errno = err;
 		ret = lk_error(ctx, LK_ECHILD, "cannot run %s: %s",
 			       opts->binary, strerror(err));
 		goto out;
 	}
 	/* The exec stop: the image is mapped, nothing has run yet. */
-	if (waitpid(t->pid, &status, 0) != t->pid || !WIFSTOPPED(status)) {
+	if (lk_proc_waitpid(t->pid, &status, 0) != t->pid) {
+		ret = lk_error_errno(ctx, "waitpid");
+		goto out;
+	}
+	if (!WIFSTOPPED(status)) {
+		t->gone = 1;
 		ret = lk_error(ctx, LK_ECHILD, "%s did not stop after exec",
 			       opts->binary);
 		goto out;
@@ -641,6 +671,26 @@ static int verdict(struct lk_ctx *ctx, const struct lk_count_opts *opts,
 	return 0;
 }
 
+/*
+ * Nothing the benchmark started outlives the count. While the tracee is
+ * unreaped its pid (so its group's id) cannot be reused: kill the group,
+ * then reap. Once reaped, whatever it left is re-parented to us (we are
+ * a subreaper) and found by its tag.
+ */
+static void end_launch(struct tracer *t)
+{
+	if (!t->gone) {
+		kill(-t->pid, SIGKILL);
+		kill(t->pid, SIGKILL);
+		while (waitpid(t->pid, &t->status, __WALL) < 0 &&
+		       errno == EINTR)
+			;
+		t->gone = 1;
+	}
+	lk_proc_forget(t->pid);
+	lk_proc_sweep(t->tag);
+}
+
 static int traced_run(struct lk_ctx *ctx, const struct lk_count_opts *opts,
 		      struct lk_count *c, struct tracer *t)
 {
@@ -649,24 +699,21 @@ static int traced_run(struct lk_ctx *ctx, const struct lk_count_opts *opts,
 
 	pin(t);
 	ret = spawn(ctx, opts, t);
-	if (ret)
+	if (ret) {
+		if (t->pid > 0)
+			end_launch(t);
 		return ret;
+	}
 	ret = prepare(ctx, opts, c, t);
 	if (!ret)
 		ret = watchdog_start(ctx, &w, t->pid, opts->timeout);
 	if (ret) {
-		kill(t->pid, SIGKILL);
-		waitpid(t->pid, NULL, __WALL);
+		end_launch(t);
 		return ret;
 	}
 	ret = trace_loop(ctx, t);
 	fired = watchdog_stop(&w);
-	if (!t->gone) {
-		kill(t->pid, SIGKILL);
-		while (waitpid(t->pid, &t->status, __WALL) < 0 &&
-		       errno == EINTR)
-			;
-	}
+	end_launch(t);
 	return ret ? ret : verdict(ctx, opts, t, fired);
 }
 

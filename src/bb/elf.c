@@ -18,6 +18,48 @@ static int not_x86_64(struct lk_ctx *ctx, const char *path, const char *why)
 			why);
 }
 
+static int malformed(struct lk_ctx *ctx, const struct elf_image *img,
+		     const char *what, uint64_t end)
+{
+	return lk_error(ctx, LK_EINPUT, "%s: truncated or malformed ELF file "
+			"(%s end at byte %llu of %zu)", img->path, what,
+			(unsigned long long)end, img->rawlen);
+}
+
+static int past(uint64_t off, uint64_t n, uint64_t size, size_t len,
+		uint64_t *end)
+{
+	*end = off + n * size;
+	return (n && size > UINT64_MAX / n) || *end < off || *end > len;
+}
+
+/*
+ * A file cut short (a copy that failed, a build killed mid-link) still
+ * has its header: libelf then finds no sections, and without this check
+ * the failure would read as a missing symbol.
+ */
+static int check_extent(struct lk_ctx *ctx, const struct elf_image *img,
+			const GElf_Ehdr *eh)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	uint64_t end;
+
+	if (past(eh->e_phoff, eh->e_phnum, eh->e_phentsize, img->rawlen, &end))
+		return malformed(ctx, img, "program headers", end);
+	if (past(eh->e_shoff, eh->e_shnum, eh->e_shentsize, img->rawlen, &end))
+		return malformed(ctx, img, "section headers", end);
+	while ((scn = elf_nextscn(img->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			return malformed(ctx, img, "section headers",
+					 eh->e_shoff);
+		if (sh.sh_type != SHT_NOBITS &&
+		    past(sh.sh_offset, 1, sh.sh_size, img->rawlen, &end))
+			return malformed(ctx, img, "sections", end);
+	}
+	return 0;
+}
+
 static int check_header(struct lk_ctx *ctx, struct elf_image *img)
 {
 	GElf_Ehdr eh;
@@ -33,7 +75,7 @@ static int check_header(struct lk_ctx *ctx, struct elf_image *img)
 	img->raw = elf_rawfile(img->elf, &img->rawlen);
 	if (!img->raw)
 		return not_x86_64(ctx, img->path, elf_errmsg(-1));
-	return 0;
+	return check_extent(ctx, img, &eh);
 }
 
 static void add_symbol(struct elf_image *img, const char *name,

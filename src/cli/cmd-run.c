@@ -20,7 +20,7 @@ static const char usage[] =
 
 struct run_args {
 	const char *config, *cflags, *metrics_arg, *out_dir, *steps;
-	const char *reducer, *cache, *cpu, *timeout, *name;
+	const char *reducer, *cache, *cpu, *timeout, *memory_limit, *name;
 	struct lk_strv defines, compilers, methods, metrics;
 	long repetitions, processes, warmup, jobs;
 	int json, quiet, fifo, retry_failed;
@@ -35,6 +35,7 @@ static int apply_method(struct lk_ctx *ctx, struct lk_sweep *sw,
 		{"warmup", warmup},    {"steps", a->steps},
 		{"reducer", a->reducer}, {"cache", a->cache},
 		{"cpu", a->cpu},       {"timeout", a->timeout},
+		{"memory-limit", a->memory_limit},
 		{"fifo", a->fifo ? "true" : NULL}};
 	size_t i;
 	int ret = 0;
@@ -392,6 +393,9 @@ int cmd_run(int argc, char **argv)
 		 "run under SCHED_FIFO when permitted"},
 		{0, "timeout", LK_OPT_STRING, &a.timeout, "SEC",
 		 "per launch (default 60)"},
+		{0, "memory-limit", LK_OPT_STRING, &a.memory_limit, "SIZE",
+		 "address space per launch and compile: 64M, 12G, 50%, "
+		 "none (default: half the memory)"},
 		{0, "method", LK_OPT_LIST, &a.methods, "KEY=VAL",
 		 "any method key, as in the sweep file"},
 		{0, "name", LK_OPT_STRING, &a.name, "NAME",

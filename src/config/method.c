@@ -1,10 +1,13 @@
 /* struct lk_method: defaults, KEY=VALUE parsing, canonical text; metrics. */
+#include <ctype.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "config-int.h"
+#include "loopkit/subprocess.h"
 
 const char *const lk_metric_names[] = {
 	"tsc", "ns", "cycles", "instructions", "l1d-misses", "llc-misses",
@@ -50,6 +53,7 @@ void lk_method_init(struct lk_method *m)
 	m->no_aslr = 1;
 	m->align_functions = 64;
 	m->timeout = 60;
+	m->memory_limit = lk_proc_default_memory_limit();
 }
 
 static int parse_count(const char *v, long min, long *out, const char **why)
@@ -273,6 +277,42 @@ static int set_timeout(struct lk_method *m, const char *v, const char **why)
 	return 0;
 }
 
+/* N with an optional binary suffix (K, M, G, T, with or without "iB"),
+ * or a percentage of the physical memory; "none" or 0: no limit. */
+static int set_memory_limit(struct lk_method *m, const char *v,
+			    const char **why)
+{
+	static const char suffixes[] = "KMGT";
+	double n, scale = 1;
+	char *end;
+	const char *s;
+
+	*why = "expected a size (64M, 12G, 50%, a number of bytes) or none";
+	if (!strcmp(v, "none")) {
+		m->memory_limit = 0;
+		return 0;
+	}
+	n = strtod(v, &end);
+	if (end == v || !isfinite(n) || n < 0)
+		return -1;
+	if (*end == '%') {
+		if (end[1] || n > 100)
+			return -1;
+		scale = (double)lk_proc_default_memory_limit() * 2 / 100;
+	} else if (*end && (s = strchr(suffixes, toupper((unsigned char)*end)))) {
+		scale = (double)(1ull << (10 * (s - suffixes + 1)));
+		end++;
+		if (*end && strcasecmp(end, "iB") && strcasecmp(end, "B"))
+			return -1;
+	} else if (*end) {
+		return -1;
+	}
+	if (n * scale >= (double)SIZE_MAX)
+		return -1;
+	m->memory_limit = (size_t)(n * scale);
+	return 0;
+}
+
 /* min-of-N: N processes of one sample each, keep the fastest. */
 static int set_mode(struct lk_method *m, const char *v, const char **why)
 {
@@ -312,6 +352,7 @@ static const struct method_key {
 	{"align-functions", set_align},
 	{"opt-report", set_opt_report},
 	{"timeout", set_timeout},
+	{"memory-limit", set_memory_limit},
 	{"mode", set_mode},
 };
 

@@ -94,4 +94,15 @@ int gen_kernelify(struct lk_ctx *ctx, struct lk_gen_scop *s,
 /* isl errors as text, then cleared ("" when none). */
 LK_GIVE char *gen_isl_error(isl_ctx *isl);
 
+/*
+ * Run the preprocessor (cc -E) on path with the -D/-U/-I/-std of cflags,
+ * under a memory limit and a timeout, before libclang parses it in our
+ * own process. LK_EINPUT, naming path, when it did not finish (an endless
+ * #include such as /dev/zero); 0 otherwise, also when it reported
+ * ordinary errors (libclang reports them with file and line) or when
+ * there is no cc.
+ */
+int gen_preprocess_check(struct lk_ctx *ctx, const char *path,
+			 const struct lk_strv *cflags);
+
 #endif

@@ -737,6 +737,9 @@ int lk_gen_scop_parse(struct lk_ctx *ctx, const char *path,
 	ret = lk_file_read(ctx, path, &s->text, &s->text_len);
 	if (ret)
 		goto out;
+	ret = gen_preprocess_check(ctx, path, cflags);
+	if (ret)
+		goto out;
 	index = clang_createIndex(0, 0);
 	ret = parse_tu(&w, index, path, cflags);
 	if (!ret)

@@ -221,6 +221,7 @@ static int compile(struct lk_ctx *ctx, struct lk_store *s,
 	    (ret = build_argv(ctx, spec, tmp, &argv)))
 		goto out;
 	o.argv = (const char *const *)argv.v;
+	o.memory_limit = spec->memory_limit;
 	if ((ret = lk_proc_run(ctx, &o, &r)))
 		goto out;
 	b->seconds = r.seconds;

@@ -72,7 +72,7 @@ static int probe_perf_sw(struct lk_ctx *ctx, char **detail)
 static int probe_ptrace(struct lk_ctx *ctx, char **detail)
 {
 	int status = 0, ok;
-	pid_t pid = fork();
+	pid_t pid = lk_proc_fork();
 
 	if (pid == 0) {
 		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
@@ -84,11 +84,11 @@ static int probe_ptrace(struct lk_ctx *ctx, char **detail)
 		*detail = lk_strdup(strerror(errno));
 		return 0;
 	}
-	waitpid(pid, &status, 0);
+	lk_proc_waitpid(pid, &status, 0);
 	ok = WIFSTOPPED(status);
 	if (ok)
 		ptrace(PTRACE_CONT, pid, NULL, NULL);
-	waitpid(pid, &status, 0);
+	lk_proc_waitpid(pid, &status, 0);
 	ok = ok && WIFEXITED(status) && !WEXITSTATUS(status);
 	*detail = lk_strdup(ok ? "PTRACE_TRACEME on a child works" :
 				 "tracing a child was refused");
@@ -98,14 +98,14 @@ static int probe_ptrace(struct lk_ctx *ctx, char **detail)
 static int probe_fifo(struct lk_ctx *ctx, char **detail)
 {
 	int status = 0;
-	pid_t pid = fork();
+	pid_t pid = lk_proc_fork();
 
 	if (pid == 0) {
 		struct sched_param sp = {.sched_priority = 1};
 
 		_exit(sched_setscheduler(0, SCHED_FIFO, &sp) ? 1 : 0);
 	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid ||
+	if (pid < 0 || lk_proc_waitpid(pid, &status, 0) != pid ||
 	    !WIFEXITED(status) || WEXITSTATUS(status)) {
 		*detail = lk_strdup("not permitted (needs root or "
 				    "RLIMIT_RTPRIO)");

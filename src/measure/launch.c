@@ -106,6 +106,33 @@ static void child_env(const struct lk_sweep *sw, long repetitions,
 	lk_buf_release(&events);
 }
 
+/* The runtime's own complaint on stderr, if it made one. */
+static char *rt_error(const struct lk_proc_result *r)
+{
+	const char *line = r->err ? strstr(r->err, "lkrt: error: ") : NULL;
+
+	if (!line)
+		return NULL;
+	line += strlen("lkrt: error: ");
+	return lk_strndup(line, strcspn(line, "\n"));
+}
+
+/* The program ended without the runtime's closing line: it could not
+ * report (its result descriptor closed or written over, or an exit that
+ * skipped lk_finish). */
+static char *no_result(const struct lk_proc_result *r)
+{
+	char *why = rt_error(r), *how = lk_proc_describe(r, 0), *text;
+
+	text = lk_asprintf("no result received: %s (%s)",
+			   why ? why : r->res_len ? "the result stream ended "
+			   "early" : "the runtime reported nothing on "
+			   "descriptor 3", how);
+	free(why);
+	free(how);
+	return text;
+}
+
 /* Map a launch's outcome to a run status; NULL when it went well. */
 static const char *launch_status(const struct lk_proc_result *r,
 				 const struct lk_rt_output *o, int parse_ret,
@@ -115,6 +142,14 @@ static const char *launch_status(const struct lk_proc_result *r,
 	if (r->timed_out) {
 		*reason = lk_asprintf("timed out after %g s", timeout);
 		return "timed-out";
+	}
+	if (r->out_of_memory) {
+		char *how = lk_proc_describe(r, timeout);
+
+		/* The status keeps its usual words; the reason says why. */
+		*reason = lk_asprintf("%s (method.memory-limit)", how);
+		free(how);
+		return r->signaled ? "crashed" : "failed";
 	}
 	if (r->signaled) {
 		*reason = lk_proc_describe(r, timeout);
@@ -134,13 +169,13 @@ static const char *launch_status(const struct lk_proc_result *r,
 				*p = ' ';
 		return "failed";
 	}
+	if (!o->complete) {
+		*reason = no_result(r);
+		return r->exited && !r->exit_code ? "crashed" : "failed";
+	}
 	if (!r->exited || r->exit_code) {
 		*reason = lk_asprintf("exit %d", r->exit_code);
 		return "failed";
-	}
-	if (!o->complete) {
-		*reason = lk_strdup("result stream ended early");
-		return "crashed";
 	}
 	if (!o->nregions) {
 		*reason = lk_strdup("nothing measured: the program never "
@@ -302,6 +337,7 @@ static int launch(struct lk_ctx *ctx, const struct lk_sweep *sw,
 	po.envp = (const char *const *)env.v;
 	if (sw->method.no_aslr)
 		po.flags |= LK_PROC_NO_ASLR;
+	po.memory_limit = sw->method.memory_limit;
 	ret = lk_proc_run(ctx, &po, &r);
 	lk_strv_release(&env);
 	if (ret) {
@@ -418,7 +454,7 @@ int lk_measure_record_failure(struct lk_ctx *ctx, struct lk_store *s,
 		.variant_id = variant_id, .build_id = build_id,
 		.env_id = env_id, .method_hash = method_hash,
 		.method = method, .status = status, .reason = reason,
-		.started = now, .finished = now};
+		.started = now, .finished = now, .memory_limit = -1};
 	int64_t id;
 
 	return lk_store_run_put(ctx, s, &run, &id);
@@ -450,6 +486,7 @@ int lk_measure_unit(struct lk_ctx *ctx, struct lk_store *s,
 	}
 	run.finished = unix_now();
 	run.method = method;
+	run.memory_limit = (int64_t)sw->method.memory_limit;
 	run.status = status;
 	run.reason = reason ? reason : "";
 	run.samples = a.srec;

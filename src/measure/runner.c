@@ -63,6 +63,7 @@ static void make_params(const struct lk_sweep *sw, struct unit *u)
 		.cflags = u->v->flagset->flags, .defines = u->params,
 		.ndefines = u->nparams,
 		.align_functions = sw->method.align_functions,
+		.memory_limit = sw->method.memory_limit,
 		.opt_report = sw->method.opt_report};
 }
 

@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "loopkit/subprocess.h"
 #include "bprof-int.h"
 
 #define USER_TOP 0x7ffffffff000ull
@@ -280,8 +281,7 @@ static void wait_child(pid_t pid, double timeout, struct bprof_outcome *res)
 		}
 		close(pidfd);
 	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	lk_proc_waitpid(pid, &status, 0);
 	if (WIFEXITED(status)) {
 		res->exited = 1;
 		res->exit_code = WEXITSTATUS(status);
@@ -323,7 +323,7 @@ int bprof_sandbox_run(struct lk_ctx *ctx, const struct lk_bprof_opts *opts,
 	bprof_image_write(
 	    blk, img, (uint64_t)(uintptr_t)s.base + stub_off(bprof_stub_back),
 	    s.base + SBX_STAGING);
-	pid = fork();
+	pid = lk_proc_fork();
 	if (pid == 0)
 		child(opts, &s, parent, use_pmu);
 	if (pid < 0) {

@@ -257,12 +257,19 @@ static const char migration_4[] =
 	"  ON DELETE CASCADE,"
 	" build_id INTEGER NOT NULL REFERENCES builds(id) ON DELETE CASCADE);";
 
+/* The memory limit a run's launches were under (bytes of address space,
+ * 0: none; NULL: not recorded). Not in the method text: a run's key does
+ * not change with the machine's memory. */
+static const char migration_5[] =
+	"ALTER TABLE runs ADD COLUMN memory_limit INTEGER;";
+
 /* Append only. Entry i takes the schema from version i to i + 1. */
 static const char *const migrations[] = {
 	migration_1,
 	migration_2,
 	migration_3,
 	migration_4,
+	migration_5,
 };
 
 int lk_store_latest_version(void)

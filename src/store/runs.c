@@ -34,8 +34,9 @@ static int insert_run(struct lk_ctx *ctx, struct lk_store *s,
 {
 	static const char sql[] =
 		"INSERT INTO runs (variant_id, build_id, env_id, method_hash,"
-		" method, status, reason, attempts, started, finished)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+		" method, status, reason, attempts, started, finished,"
+		" memory_limit)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
 	sqlite3_stmt *st = NULL;
 	int ret = store_prepare(ctx, s, sql, &st);
 
@@ -51,6 +52,9 @@ static int insert_run(struct lk_ctx *ctx, struct lk_store *s,
 	    sqlite3_bind_int(st, 8, r->attempts) ||
 	    sqlite3_bind_double(st, 9, r->started) ||
 	    sqlite3_bind_double(st, 10, r->finished) ||
+	    (r->memory_limit >= 0 ?
+		     sqlite3_bind_int64(st, 11, r->memory_limit) :
+		     sqlite3_bind_null(st, 11)) ||
 	    sqlite3_step(st) != SQLITE_DONE) {
 		ret = store_fail(ctx, s, "cannot store the run of variant %lld",
 				 (long long)r->variant_id);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "loopkit/config.h"
+#include "loopkit/subprocess.h"
 
 static struct lk_ctx ctx;
 
@@ -237,7 +238,7 @@ Test(config, method_set_messages)
 				  "stability.runs, stability.tolerance, "
 				  "stability.retries, cache, cpu, fifo, "
 				  "calibrate, aslr, align-functions, opt-report,"
-				  " timeout, mode)");
+				  " timeout, memory-limit, mode)");
 	lk_method_set(&ctx, &m, "cpu", "x", "f:2");
 	cr_assert_str_eq(ctx.msg, "f:2: bad value 'x' for method.cpu: "
 				  "expected a CPU number (0..65535) or none");
@@ -876,4 +877,40 @@ Test(config, valid_files)
 	}
 	free(names);
 	free(dir);
+}
+
+Test(config, method_memory_limit)
+{
+	struct lk_method m;
+	char *before, *after;
+
+	lk_method_init(&m);
+	cr_assert_eq(m.memory_limit, lk_proc_default_memory_limit());
+	before = lk_method_canonical(&m);
+	cr_assert_eq(lk_method_set(&ctx, &m, "memory-limit", "64M", NULL), 0);
+	cr_assert_eq(m.memory_limit, (size_t)64 << 20);
+	cr_assert_eq(lk_method_set(&ctx, &m, "memory-limit", "1.5GiB", NULL),
+		     0);
+	cr_assert_eq(m.memory_limit, (size_t)3 << 29);
+	cr_assert_eq(lk_method_set(&ctx, &m, "memory-limit", "4096", NULL), 0);
+	cr_assert_eq(m.memory_limit, 4096);
+	cr_assert_eq(lk_method_set(&ctx, &m, "memory-limit", "100%", NULL), 0);
+	cr_assert_eq(m.memory_limit, lk_proc_default_memory_limit() * 2);
+	cr_assert_eq(lk_method_set(&ctx, &m, "memory-limit", "none", NULL), 0);
+	cr_assert_eq(m.memory_limit, 0);
+	/* Not part of a run's key: stored beside it. */
+	after = lk_method_canonical(&m);
+	cr_assert_str_eq(before, after);
+	free(before);
+	free(after);
+	cr_assert_eq(lk_method_set(&ctx, &m, "memory-limit", "12Q", "f:3"),
+		     LK_EINPUT);
+	cr_assert_str_eq(ctx.msg, "f:3: bad value '12Q' for "
+				  "method.memory-limit: expected a size (64M, "
+				  "12G, 50%, a number of bytes) or none");
+	cr_assert_eq(lk_method_set(&ctx, &m, "memory-limit", "150%", NULL),
+		     LK_EINPUT);
+	cr_assert_eq(lk_method_set(&ctx, &m, "memory-limit", "-1G", NULL),
+		     LK_EINPUT);
+	cr_assert_eq(m.memory_limit, 0, "unchanged on error");
 }

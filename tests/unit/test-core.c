@@ -10,6 +10,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
+#include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -1143,7 +1145,121 @@ Test(proc, does_not_wait_for_a_grandchild_holding_the_pipes)
 	cr_assert(lk_proc_ok(&r));
 	cr_assert_eq(lk_parse_long(strtok(r.out, "\n"), &background), 0,
 		     "out: %s", r.out);
-	kill((pid_t)background, SIGKILL);
+	/* ... and kills it: nothing a launch started survives it. */
+	wait_gone((pid_t)background);
+	lk_proc_result_release(&r);
+}
+
+Test(proc, a_grandchild_that_left_the_session_is_killed)
+{
+	struct lk_proc_opts o = {.result_fd = -1};
+	struct lk_proc_result r;
+	long escaped;
+
+	/* setsid: its own session and group, out of reach of kill(-pgid);
+	 * the subshell exits, so it is re-parented (to us, the reaper). */
+	cr_assert_eq(run_sh("(setsid sleep 30 </dev/null >/dev/null 2>&1 & "
+			    "echo $!)", &o, &r), 0);
+	cr_assert(lk_proc_ok(&r));
+	cr_assert_eq(lk_parse_long(strtok(r.out, "\n"), &escaped), 0,
+		     "out: %s", r.out);
+	wait_gone((pid_t)escaped);
+	lk_proc_result_release(&r);
+}
+
+struct long_launch {
+	char pidfile[PATH_MAX];
+	struct lk_ctx ctx;
+	struct lk_proc_result r;
+	int ret;
+};
+
+static void *run_long_launch(void *arg)
+{
+	struct long_launch *l = arg;
+	char *script = lk_asprintf("(setsid sleep 30 </dev/null >/dev/null "
+				   "2>&1 & echo $! >%s.tmp; mv %s.tmp %s); "
+				   "sleep 2", l->pidfile, l->pidfile,
+				   l->pidfile);
+	struct lk_proc_opts o = {.result_fd = -1, .argv = SH(script)};
+
+	lk_ctx_init(&l->ctx);
+	l->ret = lk_proc_run(&l->ctx, &o, &l->r);
+	free(script);
+	return NULL;
+}
+
+Test(proc, a_sweep_spares_another_live_launch)
+{
+	struct long_launch l;
+	pthread_t th;
+	char *text = NULL;
+	size_t len;
+	long escaped;
+	int i;
+
+	memset(&l, 0, sizeof(l));
+	snprintf(l.pidfile, sizeof(l.pidfile), "%s/escaped.pid", tmpdir);
+	cr_assert_eq(pthread_create(&th, NULL, run_long_launch, &l), 0);
+	for (i = 0; i < 300 && lk_file_read(NULL, l.pidfile, &text, &len);
+	     i++)
+		usleep(10000);
+	cr_assert_not_null(text, "the long launch wrote no pid");
+	cr_assert_eq(lk_parse_long(strtok(text, "\n"), &escaped), 0);
+	/* Other launches end (and sweep) while it runs: its orphan, ours
+	 * by re-parenting but tagged with its launch, is left alone. */
+	for (i = 0; i < 5; i++) {
+		struct lk_proc_opts o = {.result_fd = -1};
+		struct lk_proc_result r;
+
+		cr_assert_eq(run_sh("true", &o, &r), 0);
+		lk_proc_result_release(&r);
+	}
+	cr_assert(!process_gone((pid_t)escaped),
+		  "another launch's sweep killed it");
+	pthread_join(th, NULL);
+	cr_assert_eq(l.ret, 0, "%s", l.ctx.msg);
+	wait_gone((pid_t)escaped);
+	lk_proc_result_release(&l.r);
+	free(text);
+}
+
+Test(proc, memory_limit_is_the_address_space_limit)
+{
+	struct lk_proc_opts o = {.result_fd = -1,
+				 .memory_limit = (size_t)64 << 20};
+	struct lk_proc_result r;
+
+	cr_assert_eq(run_sh("ulimit -H -v; ulimit -v", &o, &r), 0);
+	cr_assert_str_eq(r.out, "65536\n65536\n");
+	lk_proc_result_release(&r);
+	o.memory_limit = 0;
+	cr_assert_eq(run_sh("ulimit -v", &o, &r), 0);
+	cr_assert_str_eq(r.out, "unlimited\n");
+	lk_proc_result_release(&r);
+}
+
+Test(proc, running_out_of_memory_is_said_so)
+{
+	struct lk_proc_opts o = {.result_fd = -1,
+				 .memory_limit = (size_t)32 << 20};
+	struct lk_proc_result r;
+	char *why;
+
+	/* A shell whose allocation fails says so (dash: "Out of space";
+	 * the awk string grows past the limit and awk complains). */
+	cr_assert_eq(run_sh("awk 'BEGIN { s = \"x\"; for (;;) s = s s }'",
+			    &o, &r), 0);
+	cr_assert(!lk_proc_ok(&r));
+	cr_assert(r.out_of_memory, "err: %s, rss %zu", r.err, r.max_rss);
+	why = lk_proc_describe(&r, 0);
+	cr_assert(!strncmp(why, "out of memory under the 32 MiB limit (", 38),
+		  "%s", why);
+	free(why);
+	lk_proc_result_release(&r);
+	o.memory_limit = 0;
+	cr_assert_eq(run_sh("exit 3", &o, &r), 0);
+	cr_assert(!r.out_of_memory);
 	lk_proc_result_release(&r);
 }
 
@@ -1196,7 +1312,11 @@ Test(proc, envp_replaces_the_environment)
 	o.argv = (const char *const[]){"/usr/bin/env", NULL};
 	o.envp = (const char *const[]){"LK_TEST_CHILD=42", NULL};
 	cr_assert_eq(lk_proc_run(&ctx, &o, &r), 0, "%s", ctx.msg);
-	cr_assert_str_eq(r.out, "LK_TEST_CHILD=42\n");
+	/* Plus the launch's tag, by which its leftovers are found. */
+	cr_assert(!strncmp(r.out, "LK_TEST_CHILD=42\nLK_LAUNCH=", 27),
+		  "%s", r.out);
+	cr_assert_eq(strchr(r.out + 27, '\n'), r.out + r.out_len - 1,
+		     "%s", r.out);
 	lk_proc_result_release(&r);
 }
 
@@ -1415,4 +1535,20 @@ Test(proc, describe_texts)
 	r.timed_out = 1;
 	r.signal = SIGKILL;
 	check_describe(&r, 2.5, "timed out after 2.5 s");
+	memset(&r, 0, sizeof(r));
+	r.signaled = 1;
+	r.signal = SIGSEGV;
+	r.out_of_memory = 1;
+	r.memory_limit = (size_t)12 << 30;
+	r.max_rss = (size_t)23 << 29;
+	check_describe(&r, 0, "out of memory under the 12 GiB limit "
+			      "(11.5 GiB resident, then killed by SIGSEGV)");
+}
+
+Test(proc, default_memory_limit_is_half_the_memory)
+{
+	size_t half = (size_t)sysconf(_SC_PHYS_PAGES) *
+		      (size_t)sysconf(_SC_PAGESIZE) / 2;
+
+	cr_assert_eq(lk_proc_default_memory_limit(), half);
 }
