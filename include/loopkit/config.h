@@ -36,7 +36,8 @@ struct lk_method {
 	int opt_report;          /* builds keep the vectoriser's report */
 	double timeout;          /* seconds per process */
 	size_t memory_limit;     /* bytes of address space per launch and
-				    per compile; 0: none. Not part of the
+				    per compile; LK_PROC_UNLIMITED: none.
+				    Not part of the
 				    canonical text (a run's key): stored
 				    beside it */
 };

@@ -70,7 +70,8 @@ struct lk_count_opts {
 	long steps, repetitions; /* 0: 1 each (one kernel call) */
 	double timeout;          /* seconds; 0: 600 */
 	size_t memory_limit;     /* bytes of address space; 0: half the
-				    physical memory */
+				    physical memory, LK_PROC_UNLIMITED:
+				    none */
 	const char *output;      /* the benchmark's stdout and stderr go
 				    here; NULL: /dev/null */
 	int no_derive;           /* measure every block */

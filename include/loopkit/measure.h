@@ -108,8 +108,9 @@ struct lk_build_spec {
 	int opt_report;           /* ask for the vectoriser's report (gcc
 				   * -fopt-info, clang -Rpass) on stderr:
 				   * it lands in the build's log */
-	size_t memory_limit;      /* the compiler's address space; 0: none
-				     (not part of the build's key) */
+	size_t memory_limit;      /* the compiler's address space; 0: the
+				     default, LK_PROC_UNLIMITED: none (not
+				     part of the build's key) */
 };
 
 /* Where lkrt.h and liblkrt.a are (LOOPKIT_RT_DIR overrides both). */

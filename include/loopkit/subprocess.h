@@ -31,7 +31,8 @@ struct lk_proc_opts {
 				     flagged in *_truncated */
 	unsigned flags;           /* LK_PROC_* */
 	size_t memory_limit;      /* bytes of address space (RLIMIT_AS);
-				     0: none */
+				     0: lk_proc_default_memory_limit(),
+				     LK_PROC_UNLIMITED: none */
 };
 
 struct lk_proc_result {
@@ -42,7 +43,7 @@ struct lk_proc_result {
 	int timed_out;    /* killed by us after opts.timeout */
 	double seconds;   /* wall time */
 	size_t max_rss;   /* peak resident bytes of it and what it waited for */
-	size_t memory_limit;  /* opts.memory_limit */
+	size_t memory_limit;  /* the limit applied, 0: none */
 	int out_of_memory; /* failed under memory_limit, having used most of
 			      it or saying it ran out of memory */
 	char *out, *err, *res;           /* captured streams, NUL-terminated */
@@ -78,7 +79,11 @@ int lk_proc_first_line(struct lk_ctx *ctx, const char *const *argv,
 /* "12 GiB", "1.5 MiB", "100 bytes". */
 LK_GIVE char *lk_proc_format_bytes(size_t bytes);
 
-/* Half of the physical memory: the default memory limit; 0 if unknown. */
+/* No memory limit, where one is asked for (opts, method, build spec). */
+#define LK_PROC_UNLIMITED SIZE_MAX
+
+/* Half of the physical memory: the default memory limit of every
+ * program loopkit runs; 0 if unknown. */
 size_t lk_proc_default_memory_limit(void);
 
 /*

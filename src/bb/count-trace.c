@@ -118,7 +118,8 @@ static void plan_limit(const struct lk_count_opts *opts, struct rlimit *l)
 					  : lk_proc_default_memory_limit();
 	struct rlimit cur;
 
-	l->rlim_cur = l->rlim_max = bytes ? (rlim_t)bytes : RLIM_INFINITY;
+	l->rlim_cur = l->rlim_max = bytes && bytes != LK_PROC_UNLIMITED
+					    ? (rlim_t)bytes : RLIM_INFINITY;
 	if (!getrlimit(RLIMIT_AS, &cur) && cur.rlim_max < l->rlim_max)
 		l->rlim_cur = l->rlim_max = cur.rlim_max;
 }

@@ -289,7 +289,7 @@ static int set_memory_limit(struct lk_method *m, const char *v,
 
 	*why = "expected a size (64M, 12G, 50%, a number of bytes) or none";
 	if (!strcmp(v, "none")) {
-		m->memory_limit = 0;
+		m->memory_limit = LK_PROC_UNLIMITED;
 		return 0;
 	}
 	n = strtod(v, &end);
@@ -310,6 +310,8 @@ static int set_memory_limit(struct lk_method *m, const char *v,
 	if (n * scale >= (double)SIZE_MAX)
 		return -1;
 	m->memory_limit = (size_t)(n * scale);
+	if (!m->memory_limit)
+		m->memory_limit = LK_PROC_UNLIMITED;
 	return 0;
 }
 

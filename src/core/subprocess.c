@@ -156,6 +156,8 @@ static void plan_limit(struct child_plan *p, size_t bytes)
 	struct rlimit cur;
 
 	if (!bytes)
+		bytes = lk_proc_default_memory_limit();
+	if (!bytes || bytes == LK_PROC_UNLIMITED)
 		return;
 	p->limit.rlim_cur = p->limit.rlim_max = (rlim_t)bytes;
 	if (!getrlimit(RLIMIT_AS, &cur) && cur.rlim_max != RLIM_INFINITY &&
@@ -427,7 +429,6 @@ int lk_proc_run(struct lk_ctx *ctx, const struct lk_proc_opts *o,
 	int i, ret;
 
 	memset(r, 0, sizeof(*r));
-	r->memory_limit = o->memory_limit;
 	for (i = 0; i < NSTREAMS; i++) {
 		st[i].fd = -1;
 		lk_buf_init(&st[i].buf);
@@ -437,6 +438,7 @@ int lk_proc_run(struct lk_ctx *ctx, const struct lk_proc_opts *o,
 	ret = open_streams(ctx, o, pipes, &plan);
 	if (!ret)
 		ret = start(ctx, o, &plan, tag, &pid);
+	r->memory_limit = plan.limit_set ? (size_t)plan.limit.rlim_max : 0;
 	if (plan.null_fd >= 0)
 		close(plan.null_fd);
 	if (ret)

@@ -486,7 +486,8 @@ int lk_measure_unit(struct lk_ctx *ctx, struct lk_store *s,
 	}
 	run.finished = unix_now();
 	run.method = method;
-	run.memory_limit = (int64_t)sw->method.memory_limit;
+	run.memory_limit = sw->method.memory_limit == LK_PROC_UNLIMITED
+				   ? 0 : (int64_t)sw->method.memory_limit;
 	run.status = status;
 	run.reason = reason ? reason : "";
 	run.samples = a.srec;

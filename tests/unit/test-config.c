@@ -897,7 +897,9 @@ Test(config, method_memory_limit)
 	cr_assert_eq(lk_method_set(&ctx, &m, "memory-limit", "100%", NULL), 0);
 	cr_assert_eq(m.memory_limit, lk_proc_default_memory_limit() * 2);
 	cr_assert_eq(lk_method_set(&ctx, &m, "memory-limit", "none", NULL), 0);
-	cr_assert_eq(m.memory_limit, 0);
+	cr_assert_eq(m.memory_limit, LK_PROC_UNLIMITED);
+	cr_assert_eq(lk_method_set(&ctx, &m, "memory-limit", "0", NULL), 0);
+	cr_assert_eq(m.memory_limit, LK_PROC_UNLIMITED);
 	/* Not part of a run's key: stored beside it. */
 	after = lk_method_canonical(&m);
 	cr_assert_str_eq(before, after);
@@ -912,5 +914,5 @@ Test(config, method_memory_limit)
 		     LK_EINPUT);
 	cr_assert_eq(lk_method_set(&ctx, &m, "memory-limit", "-1G", NULL),
 		     LK_EINPUT);
-	cr_assert_eq(m.memory_limit, 0, "unchanged on error");
+	cr_assert_eq(m.memory_limit, LK_PROC_UNLIMITED, "unchanged on error");
 }

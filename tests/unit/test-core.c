@@ -1232,10 +1232,20 @@ Test(proc, memory_limit_is_the_address_space_limit)
 
 	cr_assert_eq(run_sh("ulimit -H -v; ulimit -v", &o, &r), 0);
 	cr_assert_str_eq(r.out, "65536\n65536\n");
+	cr_assert_eq(r.memory_limit, (size_t)64 << 20);
 	lk_proc_result_release(&r);
+	/* Every program runs limited unless asked otherwise: 0 is half
+	 * the physical memory. */
 	o.memory_limit = 0;
 	cr_assert_eq(run_sh("ulimit -v", &o, &r), 0);
+	cr_assert_eq(strtoull(r.out, NULL, 10) * 1024,
+		     lk_proc_default_memory_limit(), "%s", r.out);
+	cr_assert_eq(r.memory_limit, lk_proc_default_memory_limit());
+	lk_proc_result_release(&r);
+	o.memory_limit = LK_PROC_UNLIMITED;
+	cr_assert_eq(run_sh("ulimit -v", &o, &r), 0);
 	cr_assert_str_eq(r.out, "unlimited\n");
+	cr_assert_eq(r.memory_limit, 0);
 	lk_proc_result_release(&r);
 }
 
