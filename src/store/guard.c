@@ -30,6 +30,7 @@ struct store_lock {
 	int fd;
 	int users;
 	int checked; /* quick_check passed in this process */
+	pid_t owner; /* a child forked with the lock must not clear it */
 	struct store_lock *next;
 };
 
@@ -62,17 +63,25 @@ static void describe_self(char *out, size_t size)
 	snprintf(out, size, "%.*s", (int)size - 1, base);
 }
 
-static void write_holder(int fd)
+/*
+ * "<pid> <command>": only the refusal message depends on it, so a failed
+ * write (-1) is no error; read_holder then says "another loopkit process".
+ */
+static int write_holder(int fd)
 {
 	char what[256], line[300];
 	int len;
 
 	describe_self(what, sizeof(what));
 	len = snprintf(line, sizeof(line), "%ld %s\n", (long)getpid(), what);
-	/* Only a message depends on it: a failed write is not an error. */
-	if (ftruncate(fd, 0) == 0 && pwrite(fd, line, (size_t)len, 0) != len) {
-		/* read_holder then names "another loopkit process". */
-	}
+	if (ftruncate(fd, 0) || pwrite(fd, line, (size_t)len, 0) != len)
+		return -1;
+	return 0;
+}
+
+static int clear_holder(int fd)
+{
+	return ftruncate(fd, 0);
 }
 
 /* The holder's record, as "loopkit run -c x.yaml (pid 12)". */
@@ -136,7 +145,8 @@ static int lock_fd(struct lk_ctx *ctx, struct lk_store *s, int fd,
 	} else {
 		write_holder(fd);
 		l = lk_calloc(1, sizeof(*l));
-		*l = (struct store_lock){st.st_dev, st.st_ino, fd, 0, 0, held};
+		*l = (struct store_lock){st.st_dev, st.st_ino, fd, 0, 0,
+					 getpid(), held};
 		held = l;
 	}
 	l->users++;
@@ -174,9 +184,8 @@ void store_unlock(struct lk_store *s)
 		*p = l->next;
 		/* No record outlives the lock: the next holder writes its own
 		 * before anyone can read it. */
-		if (ftruncate(l->fd, 0) != 0) {
-			/* Stale text only: read_holder checks the pid. */
-		}
+		if (l->owner == getpid())
+			clear_holder(l->fd);
 		close(l->fd);
 		free(l);
 	}
@@ -272,7 +281,8 @@ int store_check_pages(struct lk_ctx *ctx, struct lk_store *s)
 		if (!verdict || strcmp((const char *)verdict, "ok"))
 			ret = damaged(ctx, s, verdict ? (const char *)verdict :
 						"quick_check failed");
-	} else if ((rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB) {
+	} else if ((rc & 0xff) == SQLITE_CORRUPT ||
+		   (rc & 0xff) == SQLITE_NOTADB) {
 		ret = damaged(ctx, s, sqlite3_errmsg(s->db));
 	} else {
 		ret = store_fail(ctx, s, "cannot check the store");
