@@ -15,18 +15,35 @@
 
 struct lk_store;
 
+enum {
+	/* Create the directory and store.db when there is none. */
+	LK_STORE_CREATE = 1 << 0,
+	/* Only read: take no writer lock; never with LK_STORE_CREATE. */
+	LK_STORE_READER = 1 << 1,
+};
+
 /*
- * Open (creating the directory and database when 'create') the campaign
- * store in dir, and bring its schema up to date. Without 'create', a
- * missing store.db is LK_ENOTFOUND. A schema newer than this build knows
- * is LK_EUNSUP. A file that is not SQLite is LK_ESTORE; another program's
- * SQLite database (foreign application_id, or tables but no version) is
- * LK_EINPUT and is left untouched. Times in the store are Unix seconds
- * (REAL). A handle is one SQLite connection: calls through it must not
- * overlap (lock around them, or open one handle per thread); several
- * processes may share the store, waiting up to 10 s for the write lock.
+ * Open the campaign store in dir and bring its schema up to date.
+ *
+ * Without LK_STORE_READER the handle is a writer: it holds the store's
+ * lock (an flock on <dir>/store.lock, dropped by the kernel when the
+ * process ends however it ends) until lk_store_close. Several handles of
+ * one process share the lock; another process's writer is LK_ESTORE,
+ * "<dir>/store.db: in use by <its command> (pid N)". Readers work beside
+ * a writer (WAL).
+ *
+ * Without LK_STORE_CREATE a missing store.db is LK_ENOTFOUND. With it, a
+ * missing store.db is created whole (built aside and renamed into place);
+ * an existing file is never re-created. A store.db that is not a loopkit
+ * store (an empty file, not SQLite, SQLite without loopkit's
+ * application_id) is LK_EINPUT and is left untouched; a damaged page
+ * (PRAGMA quick_check) is LK_ESTORE before anything is written. A schema
+ * newer than this build knows is LK_EUNSUP. Times in the store are Unix
+ * seconds (REAL). A handle is one SQLite connection: calls through it
+ * must not overlap (lock around them, or open one handle per thread);
+ * readers wait up to 10 s for SQLite's own write lock.
  */
-int lk_store_open(struct lk_ctx *ctx, const char *dir, int create,
+int lk_store_open(struct lk_ctx *ctx, const char *dir, unsigned flags,
 		  LK_GIVE struct lk_store **out);
 void lk_store_close(struct lk_store *s);
 const char *lk_store_dir(const struct lk_store *s);

@@ -294,7 +294,7 @@ static int open_campaign(struct campaign *c, const char *config)
 	int ret = lk_sweep_load(c->ctx, config, &c->cfg);
 
 	if (!ret)
-		ret = lk_store_open(c->ctx, c->dir, 1, &c->store);
+		ret = lk_store_open(c->ctx, c->dir, LK_STORE_CREATE, &c->store);
 	if (!ret)
 		ret = lk_store_campaign(c->ctx, c->store, c->cfg->name,
 					c->cfg->path, NULL, &c->id);

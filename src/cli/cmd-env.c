@@ -35,7 +35,7 @@ static int store_snapshot(struct lk_ctx *ctx, const char *dir,
 {
 	struct lk_store *s;
 	int64_t campaign, id;
-	int ret = lk_store_open(ctx, dir, 1, &s);
+	int ret = lk_store_open(ctx, dir, LK_STORE_CREATE, &s);
 
 	if (ret)
 		return ret;

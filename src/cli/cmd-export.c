@@ -41,7 +41,7 @@ int cmd_export(int argc, char **argv)
 	if (csv == json && !report)
 		return lk_cli_usage_error("export", "say --csv or --json");
 	lk_ctx_init(&ctx);
-	ret = lk_store_open(&ctx, dir, 0, &s);
+	ret = lk_store_open(&ctx, dir, LK_STORE_READER, &s);
 	if (ret == LK_ENOTFOUND) {
 		fprintf(stderr, "loopkit: error: %s: no campaign store here "
 				"(run 'loopkit run' first, or -o DIR)\n",

@@ -209,7 +209,7 @@ static int campaign(struct lk_ctx *ctx, const struct predict_args *a)
 	int ret = lk_sweep_load(ctx, a->config, &sw);
 
 	if (!ret)
-		ret = lk_store_open(ctx, a->out_dir, 1, &s);
+		ret = lk_store_open(ctx, a->out_dir, LK_STORE_CREATE, &s);
 	if (!ret)
 		ret = lk_store_campaign(ctx, s, sw->name, sw->path, NULL, &id);
 	if (!ret)

@@ -93,7 +93,7 @@ static int report(struct lk_ctx *ctx, struct report_args *a)
 	if (a->config)
 		ret = lk_sweep_load(ctx, a->config, &sw);
 	if (!ret) {
-		ret = lk_store_open(ctx, a->dir, 0, &s);
+		ret = lk_store_open(ctx, a->dir, LK_STORE_READER, &s);
 		if (ret == LK_ENOTFOUND)
 			ret = lk_error(ctx, LK_EINPUT, "%s: no campaign store "
 				       "here (run 'loopkit run' first, or -o "

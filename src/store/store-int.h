@@ -14,6 +14,7 @@ struct lk_store {
 	char *db_path;   /* <dir>/store.db, the prefix of every error */
 	sqlite3 *db;
 	int version;     /* schema version after migrations */
+	struct store_lock *lock; /* the writer lock; NULL for a reader */
 };
 
 /* Unix seconds as REAL, the one time format of the store. */
@@ -36,6 +37,21 @@ int lk_store_latest_version(void);
 /* Apply the built-in migrations. */
 int lk_store_migrate(struct lk_ctx *ctx, sqlite3 *db, const char *path,
 		     int *version);
+
+/*
+ * The writer lock on <dir>/store.lock, shared by every handle of this
+ * process on the same store. Held by another process: LK_ESTORE naming
+ * the holder. store_unlock accepts a store without the lock.
+ */
+int store_lock(struct lk_ctx *ctx, struct lk_store *s);
+void store_unlock(struct lk_store *s);
+/* Refuse (LK_EINPUT) a store.db without loopkit's application_id. */
+int store_check_identity(struct lk_ctx *ctx, struct lk_store *s);
+/* PRAGMA quick_check: a damaged page is LK_ESTORE. */
+int store_check_pages(struct lk_ctx *ctx, struct lk_store *s);
+/* Build a new store.db whole (as store.db.new, then renamed); hold the
+ * lock. */
+int store_create(struct lk_ctx *ctx, struct lk_store *s);
 
 /*
  * Record LK_ESTORE as "<db path>: <what>: <SQLite message>". Call it

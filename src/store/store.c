@@ -147,35 +147,6 @@ char *store_column_dup(sqlite3_stmt *st, int i)
 }
 
 /*
- * A store is ours when it says so (application_id) or when it is still
- * empty. Anything else is some other program's database, which migrating
- * would damage. Reading it is also what finds out a file is not SQLite.
- */
-static int check_identity(struct lk_ctx *ctx, struct lk_store *s)
-{
-	static const char sql[] =
-		"SELECT (SELECT application_id FROM pragma_application_id),"
-		" (SELECT user_version FROM pragma_user_version),"
-		" (SELECT count(*) FROM sqlite_schema)";
-	sqlite3_stmt *st = NULL;
-	int ret = 0;
-
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK ||
-	    sqlite3_step(st) != SQLITE_ROW) {
-		ret = store_fail(ctx, s, "cannot read the store");
-		goto out;
-	}
-	if (sqlite3_column_int(st, 0) != LK_STORE_APP_ID &&
-	    (sqlite3_column_int(st, 1) || sqlite3_column_int(st, 2)))
-		ret = lk_error_at(ctx, LK_EINPUT, s->db_path, 0,
-				  "not a loopkit store (application_id %#x)",
-				  (unsigned)sqlite3_column_int(st, 0));
-out:
-	sqlite3_finalize(st);
-	return ret;
-}
-
-/*
  * WAL lets readers work beside the writer; synchronous=NORMAL keeps every
  * commit across a killed process (not across power loss, which we accept
  * for speed); foreign keys carry the ON DELETE CASCADEs of the schema.
@@ -204,19 +175,33 @@ out:
 	return ret;
 }
 
-static int open_db(struct lk_ctx *ctx, struct lk_store *s, int create)
+/*
+ * A writer takes the lock before it looks at store.db, so it never sees a
+ * store another writer is creating; a reader sees store.db whole or not
+ * at all.
+ */
+static int find_or_create(struct lk_ctx *ctx, struct lk_store *s,
+			  unsigned flags)
 {
-	int flags = SQLITE_OPEN_READWRITE;
+	int ret = 0;
 
-	if (create) {
-		flags |= SQLITE_OPEN_CREATE;
-		if (lk_mkdir_p(ctx, s->dir, 0777))
-			return LK_ESYS;
-	} else if (!lk_path_exists(s->db_path)) {
+	if (!(flags & LK_STORE_CREATE) && !lk_path_exists(s->db_path))
 		return lk_error(ctx, LK_ENOTFOUND, "no loopkit store in %s "
 				"(%s does not exist)", s->dir, s->db_path);
-	}
-	if (sqlite3_open_v2(s->db_path, &s->db, flags, NULL) != SQLITE_OK)
+	if ((flags & LK_STORE_CREATE) && lk_mkdir_p(ctx, s->dir, 0777))
+		return LK_ESYS;
+	if (!(flags & LK_STORE_READER))
+		ret = store_lock(ctx, s);
+	if (!ret && !lk_path_exists(s->db_path))
+		ret = store_create(ctx, s);
+	return ret;
+}
+
+/* Never SQLITE_OPEN_CREATE: only store_create makes a store.db. */
+static int open_db(struct lk_ctx *ctx, struct lk_store *s)
+{
+	if (sqlite3_open_v2(s->db_path, &s->db, SQLITE_OPEN_READWRITE,
+			    NULL) != SQLITE_OK)
 		return store_fail(ctx, s, "cannot open");
 	sqlite3_extended_result_codes(s->db, 1);
 	if (sqlite3_busy_timeout(s->db, 10000) != SQLITE_OK)
@@ -224,18 +209,24 @@ static int open_db(struct lk_ctx *ctx, struct lk_store *s, int create)
 	return 0;
 }
 
-int lk_store_open(struct lk_ctx *ctx, const char *dir, int create,
+int lk_store_open(struct lk_ctx *ctx, const char *dir, unsigned flags,
 		  struct lk_store **out)
 {
 	struct lk_store *s = lk_calloc(1, sizeof(*s));
 	int ret;
 
+	if ((flags & LK_STORE_CREATE) && (flags & LK_STORE_READER))
+		LK_BUG("a reader never creates the store");
 	*out = NULL;
 	s->dir = lk_strdup(dir);
 	s->db_path = lk_path_join(dir, "store.db");
-	ret = open_db(ctx, s, create);
+	ret = find_or_create(ctx, s, flags);
 	if (!ret)
-		ret = check_identity(ctx, s);
+		ret = open_db(ctx, s);
+	if (!ret)
+		ret = store_check_identity(ctx, s);
+	if (!ret)
+		ret = store_check_pages(ctx, s);
 	if (!ret)
 		ret = set_pragmas(ctx, s);
 	if (!ret)
@@ -255,6 +246,7 @@ void lk_store_close(struct lk_store *s)
 	/* Every statement is finalized where it was prepared. */
 	if (s->db && sqlite3_close(s->db) != SQLITE_OK)
 		LK_BUG("store closed with statements still open");
+	store_unlock(s);
 	free(s->dir);
 	free(s->db_path);
 	free(s);

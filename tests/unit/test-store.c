@@ -9,7 +9,10 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -170,10 +173,10 @@ Test(store, not_sqlite_is_refused)
 
 	write_file("junk", "this is not a database, just some text that is "
 		   "long enough to fill a page header and then some more.\n");
-	cr_assert_eq(lk_store_open(&ctx, dir, 1, &s), LK_ESTORE);
+	cr_assert_eq(lk_store_open(&ctx, dir, 1, &s), LK_EINPUT);
 	cr_assert_null(s);
-	cr_assert(strstr(ctx.msg, "store.db: cannot read the store: file is "
-			 "not a database"), "%s", ctx.msg);
+	cr_assert(strstr(ctx.msg, "store.db: not a loopkit store (not an "
+			 "SQLite database)"), "%s", ctx.msg);
 	free(dir);
 }
 
@@ -209,16 +212,67 @@ Test(store, too_new_schema_is_refused)
 	free(dir);
 }
 
-Test(store, empty_file_is_migrated)
+static long file_size(const char *name)
+{
+	char *dir = sub(name), *path = lk_path_join(dir, "store.db");
+	struct stat st;
+
+	cr_assert_eq(stat(path, &st), 0, "%s", path);
+	free(dir);
+	free(path);
+	return (long)st.st_size;
+}
+
+Test(store, empty_file_is_refused)
 {
 	struct lk_store *s = NULL;
 	char *dir = sub("empty");
 
-	/* A zero-length store.db: SQLite's empty database, version 0. */
+	/* SQLite would take it for an empty database and migrate it. */
 	write_file("empty", "");
-	cr_assert_eq(lk_store_open(&ctx, dir, 0, &s), 0, "%s", ctx.msg);
+	cr_assert_eq(lk_store_open(&ctx, dir, 1, &s), LK_EINPUT);
+	cr_assert_null(s);
+	cr_assert(strstr(ctx.msg, "empty/store.db: not a loopkit store (an "
+			 "empty file)"), "%s", ctx.msg);
+	cr_assert_eq(lk_store_open(&ctx, dir, LK_STORE_READER, &s),
+		     LK_EINPUT);
+	cr_assert_eq(file_size("empty"), 0);
+	free(dir);
+}
+
+Test(store, sqlite_without_our_id_is_refused)
+{
+	struct lk_store *s = NULL;
+	char *dir = sub("plain");
+
+	/* No tables, version 0: what the old check took for a new store. */
+	cr_assert_eq(lk_mkdir_p(&ctx, dir, 0777), 0);
+	raw_exec("plain", "VACUUM");
+	cr_assert_gt(file_size("plain"), 0);
+	cr_assert_eq(lk_store_open(&ctx, dir, 1, &s), LK_EINPUT);
+	cr_assert(strstr(ctx.msg, "plain/store.db: not a loopkit store (an "
+			 "SQLite database without loopkit's "
+			 "application_id)"), "%s", ctx.msg);
+	cr_assert_eq(raw_long("plain", "SELECT count(*) FROM sqlite_schema"),
+		     0);
+	free(dir);
+}
+
+/* A creation killed half-way left store.db.new: the next one redoes it. */
+Test(store, create_is_whole)
+{
+	char *dir = sub("half"), *db = lk_path_join(dir, "store.db");
+	char *tmp = lk_asprintf("%s.new", db);
+	struct lk_store *s;
+
+	cr_assert_eq(lk_mkdir_p(&ctx, dir, 0777), 0);
+	cr_assert_eq(lk_file_write_atomic(&ctx, tmp, "junk", 4), 0);
+	s = open_store("half");
 	cr_assert_eq(lk_store_schema_version(s), lk_store_latest_version());
 	lk_store_close(s);
+	cr_assert(!lk_path_exists(tmp), "%s left behind", tmp);
+	free(tmp);
+	free(db);
 	free(dir);
 }
 
@@ -1108,4 +1162,149 @@ Test(store, export_names_generated_variants)
 		  "%s", got);
 	free(got);
 	lk_store_close(s);
+}
+
+/* One writer at a time; damaged stores. */
+
+/* A child holding dir as a writer until it is killed. */
+static pid_t hold_in_child(const char *dir)
+{
+	int fds[2];
+	char byte;
+	pid_t pid;
+
+	cr_assert_eq(pipe(fds), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		struct lk_store *s;
+
+		close(fds[0]);
+		if (lk_store_open(&ctx, dir, 0, &s) ||
+		    write(fds[1], "x", 1) != 1)
+			_exit(3);
+		for (;;)
+			pause();
+	}
+	close(fds[1]);
+	cr_assert_eq(read(fds[0], &byte, 1), 1, "the holder did not start");
+	close(fds[0]);
+	return pid;
+}
+
+/* Criterion renames its workers: the holder is "boxfort-worker". */
+Test(store, second_writer_is_refused)
+{
+	struct lk_store *s = open_store("w"), *r = NULL;
+	char *dir = sub("w"), pid_text[32], msg[sizeof(ctx.msg)];
+	int64_t c;
+	pid_t pid;
+	int status, as_writer, as_creator, as_reader;
+
+	cr_assert_eq(lk_store_campaign(&ctx, s, "c", NULL, NULL, &c), 0);
+	lk_store_close(s);
+	pid = hold_in_child(dir);
+	s = NULL;
+	as_writer = lk_store_open(&ctx, dir, 0, &s);
+	strcpy(msg, ctx.msg);
+	as_creator = lk_store_open(&ctx, dir, LK_STORE_CREATE, &s);
+	/* A reader works beside the writer. */
+	as_reader = lk_store_open(&ctx, dir, LK_STORE_READER, &r);
+	lk_store_close(r);
+	/* The kernel drops the lock of a killed holder. */
+	kill(pid, SIGKILL);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert_eq(as_writer, LK_ESTORE);
+	cr_assert_eq(as_creator, LK_ESTORE);
+	cr_assert_null(s);
+	snprintf(pid_text, sizeof(pid_text), " (pid %d); ", (int)pid);
+	cr_assert(strstr(msg, "w/store.db: in use by ") &&
+		  strstr(msg, pid_text) &&
+		  strstr(msg, "wait for it to finish or use another -o DIR"),
+		  "%s", msg);
+	cr_assert_eq(as_reader, 0, "%s", ctx.msg);
+	s = open_store("w");
+	lk_store_close(s);
+	free(dir);
+}
+
+/* 0 when another open file description could take the lock now. */
+static int lock_is_free(const char *name)
+{
+	char *dir = sub(name), *path = lk_path_join(dir, "store.lock");
+	int fd = open(path, O_RDWR | O_CLOEXEC), ret;
+
+	cr_assert_geq(fd, 0, "%s: %s", path, strerror(errno));
+	ret = flock(fd, LOCK_EX | LOCK_NB);
+	close(fd);
+	free(dir);
+	free(path);
+	return ret == 0;
+}
+
+/* A campaign opens the store, then each stage opens it again. */
+Test(store, handles_of_one_process_share_the_lock)
+{
+	struct lk_store *a = open_store("p"), *b = open_store("p");
+
+	lk_store_close(a);
+	cr_assert(!lock_is_free("p"), "b no longer holds the lock");
+	lk_store_close(b);
+	cr_assert(lock_is_free("p"), "the lock outlived its last handle");
+}
+
+/* Fill d with one big run, then write 0xa5 over a page in the middle. */
+static void damage_store(const char *name)
+{
+	struct lk_store *s = open_store(name);
+	struct lk_sample_rec *x = make_samples(20000);
+	struct lk_variant_rec vr = variant("v", axpy_params, 2);
+	struct lk_run_rec r;
+	char *dir = sub(name), *path = lk_path_join(dir, "store.db");
+	char page[65536];
+	long size = raw_long(name, "PRAGMA page_size"), pages;
+	int64_t c, v;
+	int fd;
+
+	cr_assert_eq(lk_store_campaign(&ctx, s, "c", NULL, NULL, &c), 0);
+	cr_assert_eq(lk_store_variant_put(&ctx, s, c, &vr, &v), 0);
+	r = make_run(v, "m", "ok", x, 20000);
+	cr_assert_eq(lk_store_run_put(&ctx, s, &r, NULL), 0, "%s", ctx.msg);
+	lk_store_close(s); /* the last close folds the WAL into store.db */
+	pages = file_size(name) / size;
+	cr_assert_gt(pages, 20);
+	memset(page, 0xa5, sizeof(page));
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(pwrite(fd, page, (size_t)size, pages / 2 * size), size);
+	close(fd);
+	free(x);
+	free(dir);
+	free(path);
+}
+
+Test(store, damaged_page_is_refused)
+{
+	struct lk_store *s = NULL;
+	char *dir = sub("d"), *path = lk_path_join(dir, "store.db");
+	char *before, *after;
+	size_t n_before, n_after;
+
+	damage_store("d");
+	cr_assert_eq(lk_file_read(&ctx, path, &before, &n_before), 0);
+	cr_assert_eq(lk_store_open(&ctx, dir, 0, &s), LK_ESTORE);
+	cr_assert_null(s);
+	cr_assert(strstr(ctx.msg, "d/store.db: the store is damaged (") &&
+		  strstr(ctx.msg, "nothing was written to it") &&
+		  !strchr(ctx.msg, '\n'), "%s", ctx.msg);
+	cr_assert_eq(lk_store_open(&ctx, dir, LK_STORE_READER, &s),
+		     LK_ESTORE);
+	cr_assert(strstr(ctx.msg, "the store is damaged"), "%s", ctx.msg);
+	cr_assert_eq(lk_file_read(&ctx, path, &after, &n_after), 0);
+	cr_assert(n_before == n_after && !memcmp(before, after, n_after),
+		  "a refused open changed the file");
+	free(before);
+	free(after);
+	free(path);
+	free(dir);
 }
