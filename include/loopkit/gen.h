@@ -171,8 +171,9 @@ LK_GIVE char *lk_gen_kernel_name(const struct lk_gen_scop *scop);
  * the file content-addressed and record one variant per compiler x flag
  * set x -D combination (params: the -D axes, then kernel, family,
  * transformation and the steps' parameters as "<step>.<key>"). Units
- * already in the store (or failed before, remembered beside the store)
- * are skipped. With list_only nothing is generated: *summary lists the
+ * already in the store (or failed before, remembered beside the store,
+ * unless retry_failed) are skipped; a unit's key is its source's
+ * content, its chain and every flag its parse and verification get. With list_only nothing is generated: *summary lists the
  * units. Illegal or failing units are reported, not fatal.
  */
 struct lk_gen_opts {
@@ -181,6 +182,7 @@ struct lk_gen_opts {
 	int quiet;
 	int list_only;
 	int verbose;
+	int retry_failed; /* generate units stored as not generated again */
 };
 
 struct lk_gen_unit_report {

@@ -54,7 +54,8 @@ static void note(char **line, const char *fmt, ...)
 
 static int stage_gen(struct campaign *c, char **line)
 {
-	struct lk_gen_opts o = {c->dir, c->jobs, c->quiet, 0, lk_cli_verbose};
+	struct lk_gen_opts o = {c->dir, c->jobs, c->quiet, 0, lk_cli_verbose,
+				c->retry_failed};
 	struct lk_gen_summary sum = {0};
 	size_t i;
 	int ret;
@@ -360,7 +361,7 @@ int cmd_campaign(int argc, char **argv)
 		{0, "only", LK_OPT_STRING, &only, "STAGE",
 		 "run this stage alone"},
 		{0, "retry-failed", LK_OPT_BOOL, &retry, NULL,
-		 "try again variants whose build, run or count failed"},
+		 "try again units whose gen, build, run or count failed"},
 		{'q', "quiet", LK_OPT_BOOL, &quiet, NULL, "no progress"},
 		LK_OPT_END};
 	struct lk_ctx ctx;

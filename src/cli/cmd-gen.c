@@ -25,7 +25,7 @@ struct gen_args {
 	const char *config, *out_dir, *verify_define;
 	struct lk_strv transforms, defines, includes;
 	long jobs;
-	int print, no_verify, no_build, list, quiet;
+	int print, no_verify, no_build, list, quiet, retry_failed;
 };
 
 static void cflags_of(const struct gen_args *a, struct lk_strv *cflags)
@@ -187,7 +187,7 @@ static int gen_campaign(struct lk_ctx *ctx, const struct gen_args *a)
 	struct lk_gen_opts go = {a->out_dir ? a->out_dir
 					    : LK_STORE_DEFAULT_DIR,
 				 (int)a->jobs, a->quiet, a->list,
-				 lk_cli_verbose};
+				 lk_cli_verbose, a->retry_failed};
 	struct lk_gen_summary sum = {0};
 	int ret = lk_sweep_load(ctx, a->config, &sw);
 
@@ -236,6 +236,8 @@ int cmd_gen(int argc, char **argv)
 		 "with -c: store the variants' sources only, no binaries"},
 		{0, "list", LK_OPT_BOOL, &a.list, NULL,
 		 "with -c: print what would be made, make nothing"},
+		{0, "retry-failed", LK_OPT_BOOL, &a.retry_failed, NULL,
+		 "with -c: generate units that failed before again"},
 		{'j', "jobs", LK_OPT_LONG, &a.jobs, "N",
 		 "parallel units (default: CPUs)"},
 		{'q', "quiet", LK_OPT_BOOL, &a.quiet, NULL, "no progress"},

@@ -87,6 +87,23 @@ static void parse_flags(const struct lk_sweep *sw, const char *source,
 	}
 }
 
+/* What reaches the front end and the verification besides the source
+ * and the chain: every flag parse and verify are given (-I, -D, -U,
+ * -std, in order), the size define, whether to verify. */
+static void key_inputs(struct lk_hash *h, const struct lk_sweep *sw,
+		       const char *source)
+{
+	struct lk_strv cflags = LK_STRV_INIT;
+	size_t i;
+
+	parse_flags(sw, source, &cflags);
+	lk_hash_add_str(h, "flags");
+	for (i = 0; i < cflags.n; i++)
+		lk_hash_add_str(h, cflags.v[i]);
+	lk_hash_add_str(h, sw->gen.verify ? sw->gen.verify_define : "-");
+	lk_strv_release(&cflags);
+}
+
 static int unit_key(struct lk_ctx *ctx, const struct lk_sweep *sw,
 		    struct unit *u, struct source_ref *ref)
 {
@@ -104,7 +121,7 @@ static int unit_key(struct lk_ctx *ctx, const struct lk_sweep *sw,
 	lk_hash_add_str(&h, GEN_VERSION);
 	lk_hash_add_str(&h, ref->content_hash);
 	lk_hash_add_str(&h, u->chain->text);
-	lk_hash_add_str(&h, sw->gen.verify ? sw->gen.verify_define : "-");
+	key_inputs(&h, sw, sw->sources.v[u->source]);
 	lk_hash_final(&h, u->key);
 	return 0;
 }
@@ -115,7 +132,8 @@ static char *marker_path(struct lk_store *s, const struct unit *u)
 	return lk_store_object_path(s, u->key, ".gen");
 }
 
-static int read_marker(struct lk_store *s, struct unit *u)
+/* A remembered outcome, unless it is a failure to try again. */
+static int read_marker(struct lk_store *s, struct unit *u, int retry_failed)
 {
 	struct lk_ctx quiet;
 	char *path = marker_path(s, u), *text, *t1, *t2;
@@ -137,11 +155,11 @@ static int read_marker(struct lk_store *s, struct unit *u)
 	snprintf(u->object_hash, LK_HASH_HEX, "%.*s", (int)(t2 - t1 - 1),
 		 t1 + 1);
 	u->reason = lk_strdup(t2 + 1);
-	u->done_before = 1;
+	u->done_before = !retry_failed || !strcmp(u->status, "generated");
 	if (*u->object_hash)
 		u->object = lk_store_object_path(s, u->object_hash, ".c");
 	free(text);
-	return 1;
+	return u->done_before;
 }
 
 static void write_marker(struct lk_store *s, const struct unit *u)
@@ -556,7 +574,8 @@ static int keys_and_markers(struct lk_ctx *ctx, struct job *job,
 		struct unit *u = &job->units[i];
 
 		ret = unit_key(ctx, job->sw, u, &job->refs[u->source]);
-		if (!ret && !read_marker(job->store, u))
+		if (!ret && !read_marker(job->store, u,
+					 job->opts->retry_failed))
 			(*todo)++;
 	}
 	return ret;
