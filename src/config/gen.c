@@ -216,6 +216,12 @@ static int parse_step(struct lk_ctx *ctx, const char *where, char *text,
 	if (!tok || !*tok)
 		return fail(ctx, where, "empty transformation");
 	t = find_transform(tok);
+	if (!t && strchr(tok, '='))
+		return fail(ctx, where, "'%s' is a parameter with no "
+			    "transformation before it (a step is "
+			    "name,key=value: tile,sizes=32x32; in a YAML "
+			    "[flow, list] quote a chain whose parameters "
+			    "come first)", tok);
 	if (!t) {
 		struct lk_buf hint = LK_BUF_INIT;
 
@@ -331,34 +337,71 @@ void lk_gen_config_release(struct lk_gen_config *g)
 
 /* ---- The YAML section. ---- */
 
-static int load_chains(struct lk_loader *ld, const yaml_node_t *n)
+/* A flow list item of parameters alone ("sizes=8x8", "sizes=8x8+unroll"):
+ * YAML split [original, isl+tile,sizes=8x8] at its commas, and no step
+ * name has '=', so the item continues the chain before it. */
+static int continues_chain(const yaml_node_t *seq, const yaml_node_t *item)
+{
+	const char *v = (const char *)item->data.scalar.value;
+	size_t name = strcspn(v, ",+=");
+
+	return seq->type == YAML_SEQUENCE_NODE &&
+	       seq->data.sequence.style == YAML_FLOW_SEQUENCE_STYLE &&
+	       item->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	       v[name] == '=';
+}
+
+/* The chain that starts at items[*i], with the items that continue it;
+ * *i ends on its last item. */
+static char *chain_text(const yaml_node_t *seq, yaml_node_t **items,
+			size_t nitems, size_t *i)
+{
+	struct lk_buf b = LK_BUF_INIT;
+
+	lk_buf_addf(&b, "%s", (const char *)items[*i]->data.scalar.value);
+	while (*i + 1 < nitems && continues_chain(seq, items[*i + 1]))
+		lk_buf_addf(&b, ",%s",
+			    (const char *)items[++*i]->data.scalar.value);
+	return lk_buf_detach(&b);
+}
+
+static int add_chain(struct lk_loader *ld, const yaml_node_t *item,
+		     const char *text)
 {
 	struct lk_gen_config *g = &ld->sweep->gen;
+	struct lk_gen_chain *c = &g->chains[g->nchains];
+	char *where = lk_asprintf("%s:%ld", ld->file, lk_yaml_line(item));
+	size_t j;
+	int ret = lk_gen_chain_parse(ld->ctx, text, where, c);
+
+	free(where);
+	if (ret)
+		return ret;
+	c->line = lk_yaml_line(item);
+	g->nchains++;
+	for (j = 0; j + 1 < g->nchains; j++)
+		if (!strcmp(g->chains[j].text, c->text))
+			return lk_yaml_error(ld, item, "gen.transformations: "
+					     "'%s' is listed twice", c->text);
+	return 0;
+}
+
+static int load_chains(struct lk_loader *ld, const yaml_node_t *n)
+{
 	yaml_node_t **items;
-	size_t nitems, i, j;
+	size_t nitems, i;
 	int ret = lk_yaml_strings(ld, n, "gen.transformations", &items,
 				  &nitems);
 
 	if (ret)
 		return ret;
-	g->chains = lk_calloc(nitems, sizeof(*g->chains));
+	ld->sweep->gen.chains = lk_calloc(nitems, sizeof(struct lk_gen_chain));
 	for (i = 0; !ret && i < nitems; i++) {
-		const char *v = (const char *)items[i]->data.scalar.value;
-		char *where = lk_asprintf("%s:%ld", ld->file,
-					  lk_yaml_line(items[i]));
+		const yaml_node_t *first = items[i];
+		char *text = chain_text(n, items, nitems, &i);
 
-		ret = lk_gen_chain_parse(ld->ctx, v, where, &g->chains[i]);
-		free(where);
-		if (ret)
-			break;
-		g->chains[i].line = lk_yaml_line(items[i]);
-		g->nchains++;
-		for (j = 0; j < i; j++)
-			if (!strcmp(g->chains[j].text, g->chains[i].text))
-				ret = lk_yaml_error(ld, items[i], "gen."
-						    "transformations: '%s' is "
-						    "listed twice",
-						    g->chains[i].text);
+		ret = add_chain(ld, first, text);
+		free(text);
 	}
 	free(items);
 	return ret;

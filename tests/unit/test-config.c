@@ -690,6 +690,49 @@ Test(config, default_names)
 		     LK_EINPUT);
 }
 
+/* YAML splits a flow list at every comma: a list item of parameters
+ * alone continues the chain before it (doc/loopkit-campaign.md's
+ * example); quoted, or first, or in a block list, it is an error that
+ * says what to write. */
+Test(config, gen_flow_list_parameters)
+{
+	static const char text[] =
+		"sources: /etc/passwd\n"
+		"gen:\n"
+		"  transformations: [original, isl+tile,sizes=8x8,\n"
+		"    tile2,outer=32x32,inner=4x4+unroll,factor=2+vectorize,\n"
+		"    'isl+tile,sizes=16x16']\n";
+	static const char *const bad[] = {
+		"sources: /etc/passwd\ngen: {transformations: [sizes=8x8]}\n",
+		"sources: /etc/passwd\ngen: {transformations: [original, "
+		"'sizes=8x8']}\n",
+		"sources: /etc/passwd\ngen:\n  transformations:\n"
+		"    - tile\n    - sizes=8x8\n",
+	};
+	struct lk_sweep *s;
+	size_t i;
+
+	cr_assert_eq(lk_sweep_parse(&ctx, "g.yaml", text, strlen(text), &s),
+		     0, "%s", ctx.msg);
+	cr_assert_eq(s->gen.nchains, 4);
+	cr_expect_str_eq(s->gen.chains[0].text, "original");
+	cr_expect_str_eq(s->gen.chains[1].text, "isl+tile,sizes=8x8");
+	cr_expect_str_eq(s->gen.chains[2].text,
+			 "tile2,outer=32x32,inner=4x4+unroll,factor=2+vectorize");
+	cr_expect_str_eq(s->gen.chains[3].text, "isl+tile,sizes=16x16");
+	cr_expect_eq(s->gen.chains[2].line, 4);
+	lk_sweep_free(s);
+	for (i = 0; i < LK_ARRAY_SIZE(bad); i++) {
+		cr_assert_eq(lk_sweep_parse(&ctx, "g.yaml", bad[i],
+					    strlen(bad[i]), &s),
+			     LK_EINPUT, "%zu", i);
+		cr_assert_null(s);
+		cr_expect(strstr(ctx.msg, "'sizes=8x8' is a parameter with no "
+				 "transformation before it"), "%s", ctx.msg);
+		cr_expect(!strncmp(ctx.msg, "g.yaml:", 7), "%s", ctx.msg);
+	}
+}
+
 /* ---- data-driven cases ----------------------------------------------- */
 
 static int is_yaml(const struct dirent *d)
