@@ -104,46 +104,91 @@ static int emit(struct lk_ctx *ctx, const struct lk_gen_scop *scop,
 	return ret;
 }
 
+/* One -t chain, start to end: parsed, transformed, verified, written. */
+static int gen_chain(struct lk_ctx *ctx, const char *kernel,
+		     struct lk_gen_scop *scop, const struct gen_args *a,
+		     size_t idx, size_t n, const struct lk_strv *cflags,
+		     char **ref)
+{
+	struct lk_gen_chain chain;
+	struct lk_gen_result *r = NULL;
+	int ret;
+
+	ret = lk_gen_chain_parse(ctx, a->transforms.n ? a->transforms.v[idx]
+						     : "original",
+				 "--transform", &chain);
+	if (ret)
+		return ret;
+	ret = lk_gen_transform(ctx, scop, &chain, &r);
+	if (!ret && !a->no_verify)
+		ret = verify(ctx, kernel, r, chain.text, a, cflags, ref);
+	if (!ret)
+		ret = emit(ctx, scop, r, a, idx, n, chain.text);
+	lk_gen_result_free(r);
+	lk_gen_chain_release(&chain);
+	return ret;
+}
+
+/* Several chains: which were generated and which were not. */
+static void chains_summary(const char *kernel, const struct gen_args *a,
+			   const int *codes, size_t n)
+{
+	struct lk_buf ok = LK_BUF_INIT, failed = LK_BUF_INIT;
+	size_t i, nok = 0;
+
+	for (i = 0; i < n; i++) {
+		struct lk_buf *b = codes[i] ? &failed : &ok;
+
+		lk_buf_addf(b, "%s'%s'", lk_buf_str(b)[0] ? ", " : "",
+			    a->transforms.v[i]);
+		nok += !codes[i];
+	}
+	fprintf(stderr, "loopkit: %s: %zu chains: %zu generated%s%s%s, %zu "
+		"failed%s%s%s\n", kernel, n, nok, nok ? " (" : "",
+		lk_buf_str(&ok), nok ? ")" : "", n - nok, nok < n ? " (" : "",
+		lk_buf_str(&failed), nok < n ? ")" : "");
+	lk_buf_release(&ok);
+	lk_buf_release(&failed);
+}
+
+/*
+ * Every chain on its own: one that fails is reported (its reason on a
+ * line of its own) and the others are still generated. Exit 2 if any
+ * chain was bad input (unknown, illegal), else 1 if any failed.
+ */
 static int gen_file(struct lk_ctx *ctx, const char *kernel,
 		    const struct gen_args *a)
 {
 	struct lk_strv cflags = LK_STRV_INIT;
 	struct lk_gen_scop *scop = NULL;
-	char *ref = NULL;
+	char *ref = NULL, *dir = lk_path_dirname(kernel);
 	size_t i, n = a->transforms.n ? a->transforms.n : 1;
-	int ret;
+	int *codes = lk_calloc(n, sizeof(*codes)), ret, exit_code = 0;
 
 	cflags_of(a, &cflags);
-	{
-		/* The kernel's own headers, for verifying from elsewhere. */
-		char *dir = lk_path_dirname(kernel);
-
-		lk_strv_pushf(&cflags, "-I%s", dir);
-		free(dir);
-	}
+	/* The kernel's own headers, for verifying from elsewhere. */
+	lk_strv_pushf(&cflags, "-I%s", dir);
 	ret = lk_gen_scop_parse(ctx, kernel, &cflags, &scop);
+	if (ret)
+		exit_code = lk_cli_fail(ctx);
 	for (i = 0; !ret && i < n; i++) {
-		struct lk_gen_chain chain;
-		struct lk_gen_result *r = NULL;
+		struct lk_ctx one;
 
-		ret = lk_gen_chain_parse(ctx, a->transforms.n ?
-					 a->transforms.v[i] : "original",
-					 "--transform", &chain);
-		if (ret)
-			break;
-		ret = lk_gen_transform(ctx, scop, &chain, &r);
-		if (!ret && !a->no_verify)
-			ret = verify(ctx, kernel, r, chain.text, a, &cflags,
-				     &ref);
-		if (!ret)
-			ret = emit(ctx, scop, r, a, i, n, chain.text);
-		lk_gen_result_free(r);
-		lk_gen_chain_release(&chain);
+		lk_ctx_init(&one);
+		one.verbose = ctx->verbose;
+		if (gen_chain(&one, kernel, scop, a, i, n, &cflags, &ref))
+			codes[i] = lk_cli_fail(&one);
+		if (codes[i] > exit_code)
+			exit_code = codes[i];
 	}
+	if (!ret && n > 1 && (exit_code || !a->quiet))
+		chains_summary(kernel, a, codes, n);
+	free(codes);
+	free(dir);
 	free(ref);
 	lk_gen_scop_free(scop);
 	lk_strv_release(&cflags);
-	return ret;
+	return exit_code;
 }
 
 /* One line per unit: kernel, status, chain, and why when it failed. */
@@ -262,7 +307,7 @@ int cmd_gen(int argc, char **argv)
 	else if (a.config)
 		ret = gen_campaign(&ctx, &a) ? lk_cli_fail(&ctx) : 0;
 	else
-		ret = gen_file(&ctx, argv[first], &a) ? lk_cli_fail(&ctx) : 0;
+		ret = gen_file(&ctx, argv[first], &a);
 	lk_strv_release(&a.transforms);
 	lk_strv_release(&a.defines);
 	lk_strv_release(&a.includes);

@@ -40,6 +40,18 @@ refused seidel tile,sizes=4x4 "illegal"
 refused seidel vectorize "no innermost loop is parallel"
 refused trisolv unroll-jam "no innermost band"
 refused gemm unroll,factor=full "code generation failed"
+# Several -t: a chain that fails is reported on its own and stops none
+# of the others; the exit says one failed (2: an illegal chain).
+set +e
+"$LOOPKIT" gen -q "$d/seidel.c" -t original -t interchange -t isl \
+	-o many >/dev/null 2>err; rc=$?
+set -e
+[ $rc -eq 2 ] || { cat err; fail "several -t, one illegal: exit 2, got $rc"; }
+[ -f many/seidel.0.c ] && [ -f many/seidel.2.c ] && [ ! -f many/seidel.1.c ] ||
+	{ ls many; cat err; fail "the chains after the illegal one"; }
+grep -q "^loopkit: error: interchange .* is illegal" err &&
+grep -q "3 chains: 2 generated ('original', 'isl'), 1 failed ('interchange')" err ||
+	{ cat err; fail "each chain reported"; }
 # What the model cannot see (two names for one array) verification
 # catches: a hard failure with both checksums, exit 1.
 set +e
@@ -48,6 +60,13 @@ set -e
 [ $rc -eq 1 ] || { cat err; fail "alias: exit 1, got $rc"; }
 grep -q "checksum mismatch after 'interchange': original [0-9a-f]*, transformed [0-9a-f]*" err ||
 	{ cat err; fail "alias: both checksums"; }
+# A failed verification first, then a chain that verifies: exit 1.
+set +e
+"$LOOPKIT" gen -q "$d/alias.c" -t interchange -t original >out.c 2>err; rc=$?
+set -e
+[ $rc -eq 1 ] || { cat err; fail "alias, 2 chains: exit 1, got $rc"; }
+grep -q '^/\* loopkit gen: original \*/$' out.c ||
+	{ cat err; fail "alias: original generated after the failure"; }
 # A micro-kernel computes something else, but the transformed nest it is
 # cut from is verified all the same.
 set +e
