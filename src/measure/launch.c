@@ -124,16 +124,35 @@ static char *no_result(const struct lk_proc_result *r)
 {
 	char *why = rt_error(r), *how = lk_proc_describe(r, 0), *text;
 
-	text = lk_asprintf("no result received: %s (%s)",
+	text = lk_asprintf("no result received: %s (%s)%s",
 			   why ? why : r->res_len ? "the result stream ended "
 			   "early" : "the runtime reported nothing on "
-			   "descriptor 3", how);
+			   "descriptor 3", how,
+			   !why && r->exited && !r->exit_code ?
+			   ": an exit that skipped the runtime's closing "
+			   "line (_exit?); return from main or call "
+			   "lk_finish() first" : "");
 	free(why);
 	free(how);
 	return text;
 }
 
-/* Map a launch's outcome to a run status; NULL when it went well. */
+#define NO_MEASURE "no LK_MEASURE: the program ran and exited 0 without " \
+	"measuring anything; wrap the kernel call in LK_MEASURE(...) " \
+	"(see lkrt.h)"
+
+/* It ran to a clean exit and the runtime saw no region: it said nothing
+ * at all (LK_MEASURE starts the runtime), or all it said ended with
+ * 'end'. */
+static int measured_nothing(const struct lk_proc_result *r,
+			    const struct lk_rt_output *o)
+{
+	return r->exited && !r->exit_code && !o->nregions &&
+	       (!r->res_len || o->complete);
+}
+
+/* Map a launch's outcome to a run status; NULL when it went well. A
+ * clean exit is never "crashed", whatever its result stream lacks. */
 static const char *launch_status(const struct lk_proc_result *r,
 				 const struct lk_rt_output *o, int parse_ret,
 				 const struct lk_ctx *pctx, double timeout,
@@ -169,17 +188,16 @@ static const char *launch_status(const struct lk_proc_result *r,
 				*p = ' ';
 		return "failed";
 	}
+	if (measured_nothing(r, o)) {
+		*reason = lk_strdup(NO_MEASURE);
+		return "failed";
+	}
 	if (!o->complete) {
 		*reason = no_result(r);
-		return r->exited && !r->exit_code ? "crashed" : "failed";
+		return "failed";
 	}
 	if (!r->exited || r->exit_code) {
 		*reason = lk_asprintf("exit %d", r->exit_code);
-		return "failed";
-	}
-	if (!o->nregions) {
-		*reason = lk_strdup("nothing measured: the program never "
-				    "reached LK_MEASURE");
 		return "failed";
 	}
 	return NULL;

@@ -42,4 +42,31 @@ set +e
 "$LOOPKIT" run -q -o nm nomeasure.c >out 2>&1; rc=$?
 set -e
 [ $rc -eq 1 ] || fail "nothing measured: exit 1, got $rc"
-grep -q 'failed: nothing measured' out || { cat out; fail "reason shown"; }
+grep -q 'failed: no LK_MEASURE: the program ran and exited 0 without measuring anything; wrap the kernel call in LK_MEASURE(...) (see lkrt.h)' out ||
+	{ cat out; fail "reason shown"; }
+# One that never starts the runtime at all (no lkrt call): the same
+# reason, not a crash. One whose stream stops without 'end' at a clean
+# exit (_exit after a measurement) failed; a crash is a signal.
+cat >plain.c <<'C'
+#include <stdio.h>
+int main(void) { volatile double s = 0; for (int i = 0; i < 1000; i++) s += i; printf("%g\n", s); return 0; }
+C
+cat >quick.c <<'C'
+#include <lkrt.h>
+#include <unistd.h>
+static volatile double s;
+static void k(void) { for (int i = 0; i < 1000; i++) s += i; }
+int main(void) { LK_MEASURE(k()); _exit(0); }
+C
+for p in plain quick; do
+	set +e
+	"$LOOPKIT" run -q -o $p $p.c -r 2 -p 1 >out 2>&1; rc=$?
+	set -e
+	[ $rc -eq 1 ] || { cat out; fail "$p: exit 1, got $rc"; }
+	grep -q "^$p.c .* failed: " out && ! grep -q crashed out ||
+		{ cat out; fail "$p: failed, not crashed"; }
+done
+sqlite3 plain/store.db "select status, reason from runs" |
+	grep -q '^failed|no LK_MEASURE: ' || fail "plain: no LK_MEASURE stored"
+sqlite3 quick/store.db "select reason from runs" |
+	grep -q 'result stream ended early (exit 0)' || fail "quick: reason"
