@@ -67,10 +67,12 @@ struct lk_report_analyzer {
 };
 
 /*
- * What a prediction is compared against. Basis 0 is always core cycles
- * (PMU or TSC-calibrated, the sources seen listed); a variant without a
- * trustworthy cycles figure falls back to its run's primary figure, and
- * each such metric:source pair is a basis of its own, so units never mix.
+ * What a variant's measured figure is in. Basis 0 is always core cycles
+ * (PMU or TSC-calibrated, the sources seen listed), the only basis a
+ * prediction (in cycles) is compared with. A variant without a
+ * trustworthy cycles figure shows its run's primary figure instead, each
+ * such metric:source pair a basis of its own, and is never compared:
+ * it is counted apart (LK_OUT_NO_CYCLES) with its reason.
  */
 struct lk_report_basis {
 	char *metric;        /* cycles, tsc, ... */
@@ -82,7 +84,8 @@ struct lk_report_basis {
 /* A variant's measured figure. */
 enum lk_report_meas {
 	LK_MEAS_CYCLES,      /* a cycles figure, basis 0 */
-	LK_MEAS_FALLBACK,    /* the run's primary figure, another basis */
+	LK_MEAS_FALLBACK,    /* the run's primary figure, another basis:
+				shown, never compared */
 	LK_MEAS_NONE,        /* not measured: 'note' says why */
 };
 
@@ -92,7 +95,9 @@ enum lk_report_outcome {
 	LK_OUT_FAILED,       /* the lift was excluded (a block failed) */
 	LK_OUT_MISSING,      /* no lifted row for this analyzer */
 	LK_OUT_UNMEASURED,   /* no measured figure at all */
-	LK_OUT_COMPARED,     /* compared (on the variant's basis) */
+	LK_OUT_NO_CYCLES,    /* measured, but no trustworthy core-cycle
+				figure to compare a prediction with */
+	LK_OUT_COMPARED,     /* compared with core cycles (basis 0) */
 };
 
 struct lk_report_pred {
@@ -118,7 +123,11 @@ struct lk_report_variant {
 	double measured;     /* per kernel call */
 	char *measured_source; /* pmu, tsc-calibrated, tsc ...; "" none */
 	char *region;        /* the measured region */
-	char *note;          /* why a fallback or not measured; "" */
+	char *note;          /* why not measured, or why no trustworthy
+				cycles ("no trustworthy core-cycle figure:
+				calibration unreliable"); "" */
+	int no_cycles;       /* run ok, but no trustworthy core-cycle
+				figure: never compared, counted apart */
 	int excluded;        /* a filter said exclude */
 	int unknown;         /* a filter could not decide (kept) */
 	char *verdict;       /* "l1: exclude, reason; ..." (exclude and
@@ -129,12 +138,12 @@ struct lk_report_variant {
 /* One line of the statistics table. */
 struct lk_report_row {
 	size_t analyzer;
-	size_t basis;
+	size_t basis;        /* always 0: predictions meet cycles only */
 	char *key;           /* group-by key; "" for every variant */
 	char *value;         /* its value in this group; "" for all */
-	/* Counts over the group's variants for this analyzer. On a
-	 * fallback basis only 'compared' is meaningful (-1 elsewhere). */
-	long variants, excluded, failed, missing, unmeasured, compared;
+	/* Counts over the group's variants for this analyzer. */
+	long variants, excluded, failed, missing, unmeasured, no_cycles;
+	long compared;
 	long unknown;        /* compared despite a filter's "unknown" */
 	struct lk_err_stats st;
 };
@@ -142,7 +151,7 @@ struct lk_report_row {
 /* A reason and how many variants it applies to. */
 struct lk_report_reason {
 	char *what;          /* "exclude", "failed", "unmeasured", "unknown",
-				"fallback" */
+				"no-cycles" */
 	long analyzer;       /* for "failed"; -1 otherwise */
 	char *reason;
 	long count;
@@ -165,7 +174,7 @@ struct lk_report {
 	size_t nrows;
 	struct lk_report_reason *reasons;
 	size_t nreasons;
-	long compared;       /* (variant, analyzer) pairs compared, all bases */
+	long compared;       /* (variant, analyzer) pairs compared */
 };
 
 /*
@@ -193,10 +202,10 @@ void lk_report_json(const struct lk_report *r, struct lk_buf *out);
  * Each analyzer's figures over every variant, one line each, the same
  * as the rows of report.csv without a group: "LABEL: C/V kernels
  * compared (E excluded by a filter, F failed, M without prediction, U
- * not measured), MAPE x %, median |error| y %, Kendall tau-b t" (MAPE
- * and the median of the absolute relative error to 0.1 %, tau-b to
- * 0.001, "n/a" where undefined); a fallback basis's line says what it
- * compares with instead of the counts.
+ * not measured, N without a trustworthy cycles figure), MAPE x %,
+ * median |error| y %, Kendall tau-b t" (MAPE and the median of the
+ * absolute relative error to 0.1 %, tau-b to 0.001, "n/a" where
+ * undefined).
  */
 void lk_report_summary(const struct lk_report *r, struct lk_buf *out);
 

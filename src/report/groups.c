@@ -264,7 +264,8 @@ static int in_group(const struct lk_report *r,
 	return !*key || !strcmp(report_key_value(r, v, key), value);
 }
 
-/* Counts of one analyzer over a group, and the basis-0 statistics. */
+/* Counts of one analyzer over a group, and the statistics of the pairs
+ * compared, all in core cycles. */
 static void fill_counts(const struct lk_report *r, struct lk_report_row *row,
 			double *pred, double *meas)
 {
@@ -282,11 +283,8 @@ static void fill_counts(const struct lk_report *r, struct lk_report_row *row,
 		case LK_OUT_FAILED: row->failed++; break;
 		case LK_OUT_MISSING: row->missing++; break;
 		case LK_OUT_UNMEASURED: row->unmeasured++; break;
+		case LK_OUT_NO_CYCLES: row->no_cycles++; break;
 		case LK_OUT_COMPARED:
-			if (v->basis) {
-				row->unmeasured++;
-				break;
-			}
 			row->compared++;
 			row->unknown += v->unknown;
 			pred[n] = p->value;
@@ -295,39 +293,6 @@ static void fill_counts(const struct lk_report *r, struct lk_report_row *row,
 		}
 	}
 	lk_err_stats_compute(pred, meas, n, &row->st);
-}
-
-/* Fallback bases: only the pairs compared on them, with statistics. */
-static void fallback_rows(struct lk_report *r, size_t *alloc, size_t a,
-			  const char *key, const char *value, double *pred,
-			  double *meas)
-{
-	size_t b, i, n;
-
-	for (b = 1; b < r->nbases; b++) {
-		struct lk_report_row *row;
-		long unknown = 0;
-
-		for (i = n = 0; i < r->nvariants; i++) {
-			const struct lk_report_variant *v = &r->variants[i];
-
-			if (v->basis != b || v->preds[a].outcome !=
-						     LK_OUT_COMPARED ||
-			    !in_group(r, v, key, value))
-				continue;
-			unknown += v->unknown;
-			pred[n] = v->preds[a].value;
-			meas[n++] = v->measured;
-		}
-		if (!n)
-			continue;
-		row = new_row(r, alloc, a, b, key, value);
-		row->variants = row->excluded = row->failed = -1;
-		row->missing = row->unmeasured = -1;
-		row->compared = (long)n;
-		row->unknown = unknown;
-		lk_err_stats_compute(pred, meas, n, &row->st);
-	}
 }
 
 static void group_rows(struct lk_report *r, size_t *alloc, const char *key,
@@ -340,7 +305,6 @@ static void group_rows(struct lk_report *r, size_t *alloc, const char *key,
 						    value);
 
 		fill_counts(r, row, pred, meas);
-		fallback_rows(r, alloc, a, key, value, pred, meas);
 	}
 }
 

@@ -104,11 +104,11 @@ static void td_quartiles(struct lk_buf *b, const char *fmt, double median,
 
 static const char *const stat_heads[] = {
 	"variants", "excluded", "failed", "no prediction", "not measured",
-	"compared", "unknown", "MAPE", "error: median [Q1, Q3]",
+	"no trustworthy cycles", "compared", "unknown", "MAPE", "error: median [Q1, Q3]",
 	"|error|: median [Q1, Q3]", "RMSE", "Kendall &tau;<sub>b</sub>",
 };
 
-static void stat_header(struct lk_buf *b, const char *first, int with_basis)
+static void stat_header(struct lk_buf *b, const char *first)
 {
 	size_t i;
 
@@ -116,8 +116,6 @@ static void stat_header(struct lk_buf *b, const char *first, int with_basis)
 	if (first)
 		lk_buf_addf(b, "<th class=\"t\">%s</th>", first);
 	lk_buf_adds(b, "<th class=\"t\">analyzer</th>");
-	if (with_basis)
-		lk_buf_adds(b, "<th class=\"t\">compared with</th>");
 	for (i = 0; i < LK_ARRAY_SIZE(stat_heads); i++)
 		lk_buf_addf(b, "<th>%s</th>", stat_heads[i]);
 	lk_buf_adds(b, "</tr>\n");
@@ -142,16 +140,12 @@ static void stat_row(struct lk_buf *b, const struct lk_report *r,
 	if (with_group)
 		tag_text(b, "td", "t", row->value);
 	tag_text(b, "td", "t", r->analyzers[row->analyzer].label);
-	if (r->nbases > 1) {
-		lk_buf_addf(b, "<td class=\"t%s\">", row->basis ? " fb" : "");
-		basis_label(b, &r->bases[row->basis]);
-		lk_buf_adds(b, "</td>");
-	}
 	td_count(b, row->variants);
 	td_count(b, row->excluded);
 	td_count(b, row->failed);
 	td_count(b, row->missing);
 	td_count(b, row->unmeasured);
+	td_count(b, row->no_cycles);
 	td_count(b, row->compared);
 	td_count(b, row->unknown);
 	td_num(b, "%.1f&thinsp;%%", st->mape);
@@ -168,7 +162,7 @@ static void stats_table(struct lk_buf *b, const struct lk_report *r,
 	size_t i;
 
 	lk_buf_adds(b, "<table>\n");
-	stat_header(b, *key ? "group" : NULL, r->nbases > 1);
+	stat_header(b, *key ? "group" : NULL);
 	for (i = 0; i < r->nrows; i++)
 		if (!strcmp(r->rows[i].key, key))
 			stat_row(b, r, &r->rows[i], *key != '\0');
@@ -214,22 +208,26 @@ static void measurement(struct lk_buf *b, const struct lk_report *r)
 	basis_label(b, &r->bases[0]);
 	lk_buf_addf(b, " per kernel call (the latest ok run of each variant): "
 		       "%zu variants.", r->bases[0].nvariants);
-	lk_buf_addf(b, " Not measured: %ld.</p>\n",
-		    count_reasons(r, "unmeasured"));
+	lk_buf_addf(b, " Not measured: %ld. Without a trustworthy core-cycle "
+		       "figure, never compared with a prediction: %ld.</p>\n",
+		    count_reasons(r, "unmeasured"),
+		    count_reasons(r, "no-cycles"));
 	for (i = 1; i < r->nbases; i++) {
 		int one = r->bases[i].nvariants == 1;
 
 		lk_buf_addf(b, "<p class=\"note\">%zu variant%s no "
-			       "trustworthy cycles figure: %s compared with "
-			       "%s run's primary figure, ",
+			       "trustworthy core-cycle figure: %s run's "
+			       "primary figure (",
 			    r->bases[i].nvariants, one ? " has" : "s have",
-			    one ? "it is" : "they are", one ? "its" : "their");
+			    one ? "its" : "their");
 		basis_label(b, &r->bases[i]);
 		lk_buf_adds(b, " in ");
 		report_add_html(b, r->bases[i].unit);
-		lk_buf_adds(b, ", in rows of their own (&ldquo;compared "
-			       "with&rdquo;), never pooled with cycles and "
-			       "not plotted.</p>\n");
+		lk_buf_addf(b, ") is shown, and %s never compared with a "
+			       "prediction in cycles: counted apart "
+			       "(&ldquo;no trustworthy cycles&rdquo;), not in "
+			       "MAPE, &tau; or the plots.</p>\n",
+			    one ? "it is" : "they are");
 	}
 }
 
@@ -283,7 +281,8 @@ static const struct {
 	{"unknown", "Kept, but a filter could not decide"},
 	{"failed", "Lifting failed (the analyzer failed on a block)"},
 	{"unmeasured", "Not measured"},
-	{"fallback", "Compared with the primary figure instead of cycles"},
+	{"no-cycles", "Measured, but no trustworthy core-cycle figure "
+		      "(not compared)"},
 };
 
 static void reasons(struct lk_buf *b, const struct lk_report *r)

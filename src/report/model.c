@@ -172,7 +172,7 @@ static const char *cycles_problem(const struct lk_result_row *c)
 	if (!usable(c))
 		return "cycles not positive";
 	if (strstr(c->flags, "calibration-unreliable"))
-		return "cycles calibration unreliable";
+		return "calibration unreliable";
 	return NULL;
 }
 
@@ -224,17 +224,17 @@ static void measure_variant(struct lk_report *r,
 		r->bases[0].nvariants++;
 		return;
 	}
+	v->no_cycles = 1;
+	v->note = lk_asprintf("no trustworthy core-cycle figure: %s", why);
 	p = find_primary(m, region);
-	if (!usable(p) || !strcmp(p->metric, "cycles")) {
-		v->note = lk_strdup(why);
+	if (!usable(p) || !strcmp(p->metric, "cycles"))
 		return;
-	}
+	/* Shown in its own unit, never compared with a prediction. */
 	v->meas = LK_MEAS_FALLBACK;
 	v->basis = basis_find(r, p->metric, p->source, p->unit);
 	v->measured = p->value;
 	free(v->measured_source);
 	v->measured_source = lk_strdup(p->source);
-	v->note = lk_strdup(why);
 	r->bases[v->basis].nvariants++;
 }
 
@@ -336,7 +336,8 @@ static void apply_lifted(struct lk_report *r, const struct lk_report_input *in)
 	}
 }
 
-/* Precedence: excluded, failed, missing, unmeasured, compared. */
+/* Precedence: excluded, failed, missing, unmeasured, no trustworthy
+ * cycles, compared. */
 static void settle_outcomes(struct lk_report *r)
 {
 	size_t i, a;
@@ -354,6 +355,8 @@ static void settle_outcomes(struct lk_report *r)
 						    p->reason);
 			else if (p->outcome == LK_OUT_MISSING)
 				;
+			else if (v->no_cycles)
+				p->outcome = LK_OUT_NO_CYCLES;
 			else if (v->meas == LK_MEAS_NONE)
 				p->outcome = LK_OUT_UNMEASURED;
 			if (p->outcome != LK_OUT_COMPARED)
@@ -361,10 +364,10 @@ static void settle_outcomes(struct lk_report *r)
 			p->rel_error = (p->value - v->measured) / v->measured;
 			r->compared++;
 		}
-		if (v->meas == LK_MEAS_NONE && !v->excluded)
+		if (v->no_cycles && !v->excluded)
+			report_count_reason(r, "no-cycles", -1, v->note);
+		else if (v->meas == LK_MEAS_NONE && !v->excluded)
 			report_count_reason(r, "unmeasured", -1, v->note);
-		if (v->meas == LK_MEAS_FALLBACK && !v->excluded)
-			report_count_reason(r, "fallback", -1, v->note);
 	}
 }
 

@@ -39,11 +39,14 @@ char *lk_report_output_path(const struct lk_store *s,
 /* What is missing, for the "nothing to report" message. */
 static int nothing_to_report(struct lk_ctx *ctx, const struct lk_report *r)
 {
-	size_t i, measured = 0, excluded = 0;
+	size_t i, measured = 0, excluded = 0, cycles = 0;
 	const char *hint;
 
 	for (i = 0; i < r->nvariants; i++) {
-		measured += r->variants[i].meas != LK_MEAS_NONE;
+		measured += r->variants[i].meas != LK_MEAS_NONE ||
+			    r->variants[i].no_cycles;
+		cycles += r->variants[i].meas == LK_MEAS_CYCLES &&
+			  !r->variants[i].excluded;
 		excluded += r->variants[i].excluded;
 	}
 	if (!r->nvariants)
@@ -57,6 +60,10 @@ static int nothing_to_report(struct lk_ctx *ctx, const struct lk_report *r)
 		       "first; see the runs' status with 'loopkit export')";
 	else if (excluded == r->nvariants)
 		hint = "the filters excluded every variant";
+	else if (!cycles)
+		hint = "no variant kept has a trustworthy core-cycle figure "
+		       "to compare the predictions in cycles with (never "
+		       "TSC ticks: see each variant's measure_note)";
 	else
 		hint = "no variant is both measured and predicted";
 	return lk_error(ctx, LK_ENOTFOUND, "campaign '%s': nothing to "

@@ -31,6 +31,7 @@ static void add_left_out(struct lk_buf *b, const struct lk_report_row *row)
 		{row->failed, "failed"},
 		{row->missing, "without prediction"},
 		{row->unmeasured, "not measured"},
+		{row->no_cycles, "without a trustworthy cycles figure"},
 	};
 	size_t i, shown = 0;
 
@@ -47,19 +48,10 @@ static void add_left_out(struct lk_buf *b, const struct lk_report_row *row)
 static void summary_row(struct lk_buf *b, const struct lk_report *r,
 			const struct lk_report_row *row)
 {
-	const struct lk_report_basis *x = &r->bases[row->basis];
-
 	lk_buf_addf(b, "%s: ", r->analyzers[row->analyzer].label);
-	if (row->basis) {
-		lk_buf_addf(b, "%ld kernel%s compared with %s (%s) instead of "
-			       "cycles", row->compared,
-			    row->compared == 1 ? "" : "s", x->metric,
-			    x->sources);
-	} else {
-		lk_buf_addf(b, "%ld/%ld kernel%s compared", row->compared,
-			    row->variants, row->variants == 1 ? "" : "s");
-		add_left_out(b, row);
-	}
+	lk_buf_addf(b, "%ld/%ld kernel%s compared", row->compared,
+		    row->variants, row->variants == 1 ? "" : "s");
+	add_left_out(b, row);
 	add_figure(b, "MAPE", "%.1f", row->st.mape, " %");
 	add_figure(b, "median |error|", "%.1f", 100 * row->st.abs_median,
 		   " %");

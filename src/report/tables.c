@@ -29,6 +29,7 @@ const char *report_outcome_name(enum lk_report_outcome o)
 		[LK_OUT_FAILED] = "failed",
 		[LK_OUT_MISSING] = "missing",
 		[LK_OUT_UNMEASURED] = "unmeasured",
+		[LK_OUT_NO_CYCLES] = "no-cycles",
 		[LK_OUT_COMPARED] = "compared",
 	};
 
@@ -105,7 +106,8 @@ static void row_end(struct fmt *f)
 static const char *const stats_columns[] = {
 	"analyzer", "tool", "tool_version", "params", "unit", "group_by",
 	"group", "basis_metric", "basis_source", "basis_unit", "variants",
-	"excluded", "failed", "no_prediction", "not_measured", "compared",
+	"excluded", "failed", "no_prediction", "not_measured", "no_cycles",
+	"compared",
 	"unknown", "mape_pct", "mean_rel_err_pct", "rel_err_q1_pct",
 	"rel_err_median_pct", "rel_err_q3_pct", "abs_rel_err_q1_pct",
 	"abs_rel_err_median_pct", "abs_rel_err_q3_pct", "rmse",
@@ -140,6 +142,7 @@ static void stats_row(struct fmt *f, const struct lk_report *r,
 	cell_count(f, row->failed);
 	cell_count(f, row->missing);
 	cell_count(f, row->unmeasured);
+	cell_count(f, row->no_cycles);
 	cell_count(f, row->compared);
 	cell_count(f, row->unknown);
 	cell_real(f, st->mape);
