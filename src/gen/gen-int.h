@@ -58,7 +58,13 @@ int gen_condition(struct walker *w, CXCursor c, int negate, struct lk_buf *b);
  * arithmetic. */
 int gen_statement_accesses(struct walker *w, CXCursor c,
 			   struct stmt_build *sb, long *ops);
-/* The text of statement c as pieces, iterators of 'iters' marked. */
+/* The name of the size macro (an object-like macro of an integer
+ * constant: N, TSTEPS) whose whole expansion c is, made a parameter;
+ * NULL when c is not one. */
+LK_GIVE char *gen_size_macro(struct walker *w, CXCursor c);
+/* The text of statement c as pieces, printed from the AST with its
+ * macros expanded but size macros (stmt-print.c), iterators of 'iters'
+ * marked. */
 int gen_statement_pieces(struct walker *w, CXCursor c,
 			 const struct lk_strv *iters, struct lk_gen_stmt *st);
 /* Collect names of scalars assigned anywhere under c. */

@@ -325,3 +325,61 @@ Test(gen, polybench_macros)
 	unlink(path);
 	free(path);
 }
+
+/* A statement's text with each iterator piece as "<name>". */
+static char *stmt_text(const struct lk_gen_stmt *st)
+{
+	struct lk_buf b = LK_BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < st->npieces; i++)
+		if (st->pieces[i].text)
+			lk_buf_adds(&b, st->pieces[i].text);
+		else
+			lk_buf_addf(&b, "<%s>", st->iters.v[st->pieces[i].iter]);
+	return lk_buf_detach(&b);
+}
+
+/* Statements are printed from what the compiler sees: a macro ending a
+ * statement, a macro naming another, a statement that is a macro call,
+ * a macro naming the iterator; size macros keep their names. */
+Test(gen, statement_text_macros)
+{
+	static const char *const want[] = {
+		"s = 1.0 / (double)n;",
+		"x[<i>] = 0.0;",
+		"A[<i>][<j>] *= s + 0 * m;",
+		"A[<i>][<j>] = ((A[<i>][<j>] + x[<j>]) * 0.5);",
+		"x[<i>] += A[<i>][N - 1] / N;",
+	};
+	char *path = write_kernel(
+		"#define SCALAR_VAL(x) x\n"
+		"#define LB(x, y) y\n"
+		"#define MJ LB(N, m)\n"
+		"#define _PB_N LB(N, n)\n"
+		"#define HALF(x) ((x) * SCALAR_VAL(0.5))\n"
+		"#define ZERO(x) x = SCALAR_VAL(0.0)\n"
+		"#define AT(x) A[i][x]\n"
+		"s = SCALAR_VAL(1.0) / (double)_PB_N;\n"
+		"for (i = 0; i < _PB_N; i++) {\n"
+		"  ZERO(x[i]);\n"
+		"  for (j = 0; j < MJ; j++) {\n"
+		"    A[i][j] *= s + 0 * MJ;\n"
+		"    AT(j) = HALF(AT(j) + x[j]);\n"
+		"  }\n"
+		"  x[i] += A[i][N - 1] / N;\n"
+		"}");
+	struct lk_gen_scop *s = parse_ok(path);
+	size_t i;
+
+	cr_assert_eq(s->nstmts, 5);
+	for (i = 0; i < 5; i++) {
+		char *got = stmt_text(&s->stmts[i]);
+
+		cr_assert_str_eq(got, want[i], "statement %zu", i);
+		free(got);
+	}
+	lk_gen_scop_free(s);
+	unlink(path);
+	free(path);
+}
