@@ -644,22 +644,17 @@ static int reads_of(struct walker *w, CXCursor c, struct stmt_build *sb,
 	return ret;
 }
 
-int gen_statement_accesses(struct walker *w, CXCursor c,
+int gen_statement_accesses(struct walker *w, const struct gen_assign *a,
 			   struct stmt_build *sb, long *ops)
 {
-	CXCursor kid[3];
-	enum CX_BinaryOperatorKind op = clang_Cursor_getBinaryOpcode(c);
-	int ret;
+	int ret = add_access(w, a->lhs, &sb->writes);
 
-	if (gen_children(c, kid, 3) != 2)
-		return gen_unsupported(w, c, "assignment form");
-	ret = add_access(w, kid[0], &sb->writes);
-	if (!ret && op != CX_BO_Assign) {
-		ret = add_access(w, kid[0], &sb->reads);
+	if (!ret && a->op != CX_BO_Assign) {
+		ret = add_access(w, a->lhs, &sb->reads);
 		(*ops)++;
 	}
 	if (!ret)
-		ret = reads_of(w, kid[1], sb, ops);
+		ret = reads_of(w, a->rhs, sb, ops);
 	return ret;
 }
 

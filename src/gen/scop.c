@@ -237,17 +237,14 @@ static int is_assign_kind(enum CX_BinaryOperatorKind k)
 	       k == CX_BO_SubAssign;
 }
 
-static int walk_assignment(struct walker *w, CXCursor c,
-			   struct snode *parent)
+static int add_statement(struct walker *w, CXCursor c,
+			 const struct gen_assign *a, struct snode *parent)
 {
 	struct lk_gen_scop *s = w->scop;
 	struct lk_gen_stmt *st;
 	struct stmt_build *sb;
 	int ret;
 
-	if (!is_assign_kind(clang_Cursor_getBinaryOpcode(c)))
-		return gen_unsupported(w, c, "expression statement (only "
-				       "=, +=, -=, *=, /= assignments)");
 	s->stmts = lk_reallocarray(s->stmts, s->nstmts + 1, sizeof(*st));
 	st = &s->stmts[s->nstmts];
 	memset(st, 0, sizeof(*st));
@@ -259,12 +256,58 @@ static int walk_assignment(struct walker *w, CXCursor c,
 	st->line = gen_cursor_line(c);
 	strv_copy(&st->iters, &w->iters);
 	strv_copy(&sb->conds, &w->conds);
-	if ((ret = gen_statement_accesses(w, c, sb, &st->ops)))
+	if ((ret = gen_statement_accesses(w, a, sb, &st->ops)))
 		return ret;
-	if ((ret = gen_statement_pieces(w, c, &w->iters, st)))
+	if ((ret = gen_statement_pieces(w, a, &w->iters, st)))
 		return ret;
 	snode_add(parent, snode_new((int)s->nstmts - 1));
 	return 0;
+}
+
+/* The assignment that is e, under parentheses and implicit casts. */
+static int assignment_in(CXCursor e, CXCursor *inner)
+{
+	CXCursor kid[2];
+
+	while ((clang_getCursorKind(e) == CXCursor_ParenExpr ||
+		clang_getCursorKind(e) == CXCursor_UnexposedExpr) &&
+	       gen_children(e, kid, 2) == 1)
+		e = kid[0];
+	if ((clang_getCursorKind(e) != CXCursor_BinaryOperator &&
+	     clang_getCursorKind(e) != CXCursor_CompoundAssignOperator) ||
+	    !is_assign_kind(clang_Cursor_getBinaryOpcode(e)))
+		return 0;
+	*inner = e;
+	return 1;
+}
+
+/*
+ * A chain a1 = a5 = k is split, innermost first: a5 = k, then a1 = a5
+ * (the value of an assignment is its left side's after it).
+ */
+static int walk_assignment(struct walker *w, CXCursor c,
+			   struct snode *parent)
+{
+	struct gen_assign a = {.op = clang_Cursor_getBinaryOpcode(c)};
+	CXCursor kid[3], inner, inner_kid[3];
+	int ret;
+
+	if (!is_assign_kind(a.op))
+		return gen_unsupported(w, c, "expression statement (only "
+				       "=, +=, -=, *=, /= assignments)");
+	if (gen_children(c, kid, 3) != 2)
+		return gen_unsupported(w, c, "assignment form");
+	a.lhs = kid[0];
+	a.rhs = kid[1];
+	if (assignment_in(a.rhs, &inner)) {
+		if (gen_children(inner, inner_kid, 3) != 2)
+			return gen_unsupported(w, inner, "assignment form");
+		ret = walk_assignment(w, inner, parent);
+		if (ret)
+			return ret;
+		a.rhs = inner_kid[0];
+	}
+	return add_statement(w, c, &a, parent);
 }
 
 /* The iterator and lower bound of a for loop's init. */

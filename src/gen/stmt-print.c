@@ -7,6 +7,7 @@
  * constant, N or TSTEPS) keeps its name: the sizes differ between
  * verifying and measuring. The iterators become pieces of their own.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +58,32 @@ static char last_char(const struct lk_gen_stmt *st)
 
 static int print_expr(struct printer *p, CXCursor c);
 
+/* A literal's value, with the suffix of its type: 1.0f, 3UL. */
+static const char *value_text(CXEvalResult ev, enum CXTypeKind k, char *buf,
+			      size_t size)
+{
+	const char *suffix;
+
+	if (clang_EvalResult_getKind(ev) == CXEval_Float) {
+		snprintf(buf, size, "%.17g", clang_EvalResult_getAsDouble(ev));
+		if (!strpbrk(buf, ".eEni"))
+			strcat(buf, ".0");
+		strcat(buf, k == CXType_Float ? "f"
+			    : k == CXType_LongDouble ? "L" : "");
+		return buf;
+	}
+	suffix = k == CXType_UInt ? "U" : k == CXType_Long ? "L"
+	       : k == CXType_ULong ? "UL" : k == CXType_LongLong ? "LL"
+	       : k == CXType_ULongLong ? "ULL" : "";
+	if (k == CXType_UInt || k == CXType_ULong || k == CXType_ULongLong)
+		snprintf(buf, size, "%llu%s",
+			 clang_EvalResult_getAsUnsigned(ev), suffix);
+	else
+		snprintf(buf, size, "%lld%s",
+			 clang_EvalResult_getAsLongLong(ev), suffix);
+	return buf;
+}
+
 /* A literal's own token where it is spelled in a file; a pasted one
  * (SCALAR_VAL(x) as x##f) by its value and type. */
 static void print_literal(struct printer *p, CXCursor c)
@@ -66,6 +93,7 @@ static void print_literal(struct printer *p, CXCursor c)
 	unsigned off, ntok = 0;
 	CXToken *tok = NULL;
 	CXEvalResult ev;
+	char buf[64];
 
 	clang_getSpellingLocation(clang_getCursorLocation(c), &file, NULL,
 				  NULL, &off);
@@ -86,24 +114,10 @@ static void print_literal(struct printer *p, CXCursor c)
 	if (ntok)
 		return;
 	ev = clang_Cursor_Evaluate(c);
-	if (ev && clang_EvalResult_getKind(ev) == CXEval_Float) {
-		enum CXTypeKind k = clang_getCanonicalType(
-			clang_getCursorType(c)).kind;
-		char *text = lk_asprintf("%.17g%s",
-					 clang_EvalResult_getAsDouble(ev),
-					 k == CXType_Float ? "f" : "");
-
-		if (!strpbrk(text, ".eEn"))
-			add_text(p->st, "(double)");
-		add_text(p->st, text);
-		free(text);
-	} else if (ev && clang_EvalResult_getKind(ev) == CXEval_Int) {
-		char *text = lk_asprintf(
-			"%lld", clang_EvalResult_getAsLongLong(ev));
-
-		add_text(p->st, text);
-		free(text);
-	}
+	if (ev)
+		add_text(p->st, value_text(ev, clang_getCanonicalType(
+						       clang_getCursorType(c)).kind,
+					   buf, sizeof(buf)));
 	if (ev)
 		clang_EvalResult_dispose(ev);
 }
@@ -311,12 +325,20 @@ static int print_expr(struct printer *p, CXCursor c)
 	return ret;
 }
 
-int gen_statement_pieces(struct walker *w, CXCursor c,
+int gen_statement_pieces(struct walker *w, const struct gen_assign *a,
 			 const struct lk_strv *iters, struct lk_gen_stmt *st)
 {
 	struct printer p = {w, iters, st};
-	int ret = print_expr(&p, c);
+	CXString op = clang_getBinaryOperatorKindSpelling(
+		(enum CXBinaryOperatorKind)a->op);
+	int ret = print_expr(&p, a->lhs);
 
+	add_text(st, " ");
+	add_text(st, clang_getCString(op));
+	add_text(st, " ");
+	clang_disposeString(op);
+	if (!ret)
+		ret = print_expr(&p, a->rhs);
 	add_text(st, ";");
 	return ret;
 }

@@ -383,3 +383,48 @@ Test(gen, statement_text_macros)
 	unlink(path);
 	free(path);
 }
+
+/* A chain of assignments is split, innermost first, each statement with
+ * its own accesses. */
+Test(gen, chained_assignments)
+{
+	char *path = write_kernel("for (i = 0; i < n; i++)\n"
+				  "  x[i] = s = (A[i][0] += 2.0);");
+	struct lk_gen_scop *s = parse_ok(path);
+	static const char *const want[] = {
+		"A[<i>][0] += 2.0;", "s = A[<i>][0];", "x[<i>] = s;"};
+	size_t i;
+
+	cr_assert_eq(s->nstmts, 3);
+	for (i = 0; i < 3; i++) {
+		char *got = stmt_text(&s->stmts[i]);
+
+		cr_assert_str_eq(got, want[i], "statement %zu", i);
+		free(got);
+	}
+	umap_equal(s->stmts[1].reads, "[n] -> { S1[i] -> A[i, 0] : "
+		   "0 <= i < n }");
+	umap_equal(s->stmts[2].writes, "[n] -> { S2[i] -> x[i] : "
+		   "0 <= i < n }");
+	lk_gen_scop_free(s);
+	unlink(path);
+	free(path);
+}
+
+/* Literals pasted by a macro (PolyBench's SCALAR_VAL(x) x##f for float
+ * kernels) keep their type: a float literal stays one. */
+Test(gen, pasted_literals)
+{
+	char *path = write_kernel("#define SV(x) x##f\n"
+				  "#define UL(x) x##UL\n"
+				  "for (i = 0; i < n; i++)\n"
+				  "  x[i] = SV(1.0) * SV(2.5) + UL(3);");
+	struct lk_gen_scop *s = parse_ok(path);
+	char *got = stmt_text(&s->stmts[0]);
+
+	cr_assert_str_eq(got, "x[<i>] = 1.0f * 2.5f + 3UL;");
+	free(got);
+	lk_gen_scop_free(s);
+	unlink(path);
+	free(path);
+}
