@@ -175,6 +175,13 @@ Test(gen, unsupported)
 	/* A size macro is a parameter: dividing by it is not affine. */
 	parse_fails("for (i = 0; i < n / N; i++)\n  x[i] = 0;", 9,
 		    "unsupported non-affine division 'n / N'");
+	/* Texts ending in a macro call are quoted whole. */
+	parse_fails("#define SV(x) x\n"
+		    "for (i = 0; i < n * SV(m); i++)\n  x[i] = 0;", 10,
+		    "unsupported non-affine product 'n * SV(m)'");
+	parse_fails("#define LB(x, y) y\n#define MM LB(N, m)\n"
+		    "for (i = 0; i < n * MM; i++)\n  x[i] = 0;", 11,
+		    "unsupported non-affine product 'n * MM'");
 }
 
 Test(gen, unbalanced_pragma)
