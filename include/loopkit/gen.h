@@ -131,14 +131,22 @@ int lk_gen_check_legal(struct lk_ctx *ctx, struct lk_gen_scop *scop,
 		       isl_schedule *schedule, const char *what);
 
 /*
- * Compile 'source' (gcc -O2 -ffp-contract=off, -D<define>, the extra
- * cflags, the runtime) in 'workdir' and run it with --checksum. *sum
- * gets its output, trimmed. A compile error or a crash is LK_ECHILD
- * with the reason.
+ * Compile the original program 'source' (gcc -O2 -ffp-contract=off,
+ * -D<define>, the extra cflags, the runtime) in 'workdir' and read its
+ * result into *sum: for a program that includes polybench.h, linked
+ * with the polybench.c beside a polybench.h of cflags' -I directories
+ * and built with -DPOLYBENCH_DUMP_ARRAYS, a hash of its array dump;
+ * otherwise what it prints with --checksum, trimmed. A compile error or
+ * a crash is LK_ECHILD with the reason; a program that can be verified
+ * neither way (no harness found, no dump, nothing printed) LK_EINPUT
+ * naming --no-verify.
  */
 int lk_gen_checksum(struct lk_ctx *ctx, const char *source,
 		    const char *workdir, const char *define,
 		    const struct lk_strv *cflags, LK_GIVE char **sum);
+
+/* Does C text 'text' include polybench.h? */
+int lk_gen_uses_polybench(const char *text);
 
 /*
  * Verify what chain 'chain' made: the transformed file (for a chain
