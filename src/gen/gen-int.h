@@ -108,6 +108,13 @@ int gen_kernelify(struct lk_ctx *ctx, struct lk_gen_scop *s,
 LK_GIVE char *gen_isl_error(isl_ctx *isl);
 
 /*
+ * The front end's view of a compile line: C, gnu11, lkrt.h's directory,
+ * then the -D/-U/-I/-std of cflags (which may be NULL), appended to args.
+ * libclang's parses and the preprocessor check all see the same.
+ */
+void gen_frontend_args(const struct lk_strv *cflags, struct lk_strv *args);
+
+/*
  * Run the preprocessor (cc -E) on path with the -D/-U/-I/-std of cflags,
  * under a memory limit and a timeout, before libclang parses it in our
  * own process. LK_EINPUT, naming path, when it did not finish (an endless

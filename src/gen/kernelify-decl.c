@@ -274,22 +274,6 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent,
 	return CXChildVisit_Recurse;
 }
 
-static void parse_args(const struct lk_gen_scop *s, const char *define,
-		       struct lk_strv *args)
-{
-	size_t i;
-
-	lk_strv_push(args, "-xc");
-	lk_strv_push(args, "-std=gnu11");
-	lk_strv_pushf(args, "-I%s", lk_rt_include_dir());
-	for (i = 0; i < s->cflags.n; i++)
-		if (!strncmp(s->cflags.v[i], "-D", 2) ||
-		    !strncmp(s->cflags.v[i], "-U", 2) ||
-		    !strncmp(s->cflags.v[i], "-I", 2))
-			lk_strv_push(args, s->cflags.v[i]);
-	lk_strv_pushf(args, "-D%s", define);
-}
-
 int kfy_decls_read(struct lk_ctx *ctx, const struct lk_gen_scop *s,
 		   const char *define, struct kfy_decls *d)
 {
@@ -301,7 +285,8 @@ int kfy_decls_read(struct lk_ctx *ctx, const struct lk_gen_scop *s,
 	int ret = 0;
 
 	memset(d, 0, sizeof(*d));
-	parse_args(s, define, &args);
+	gen_frontend_args(&s->cflags, &args);
+	lk_strv_pushf(&args, "-D%s", define);
 	e = clang_parseTranslationUnit2(index, s->file,
 					(const char *const *)args.v,
 					(int)args.n, NULL, 0,

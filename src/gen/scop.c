@@ -754,21 +754,6 @@ static int first_error(struct walker *w)
 	return ret;
 }
 
-static void parse_args(const struct lk_strv *cflags, struct lk_strv *args)
-{
-	size_t i;
-
-	lk_strv_push(args, "-xc");
-	lk_strv_push(args, "-std=gnu11");
-	lk_strv_pushf(args, "-I%s", lk_rt_include_dir());
-	for (i = 0; cflags && i < cflags->n; i++)
-		if (!strncmp(cflags->v[i], "-D", 2) ||
-		    !strncmp(cflags->v[i], "-U", 2) ||
-		    !strncmp(cflags->v[i], "-I", 2) ||
-		    !strncmp(cflags->v[i], "-std=", 5))
-			lk_strv_push(args, cflags->v[i]);
-}
-
 static void walker_release(struct walker *w)
 {
 	size_t i;
@@ -791,7 +776,7 @@ static int parse_tu(struct walker *w, CXIndex index, const char *path,
 	struct lk_strv args = LK_STRV_INIT;
 	enum CXErrorCode e;
 
-	parse_args(cflags, &args);
+	gen_frontend_args(cflags, &args);
 	e = clang_parseTranslationUnit2(
 		index, path, (const char *const *)args.v, (int)args.n, NULL, 0,
 		CXTranslationUnit_DetailedPreprocessingRecord, &w->tu);
