@@ -174,6 +174,13 @@ size_t lk_gen_kernel_params(const char *source, struct lk_strv *names,
 LK_GIVE char *lk_gen_kernel_name(const struct lk_gen_scop *scop);
 
 /*
+ * The working-set budget in bytes of a kernelify step without l1=: half
+ * the L1D `loopkit env` reports (lk_env_l1d_bytes), 16 KiB when it
+ * cannot say. A stored micro-kernel depends on it besides its chain.
+ */
+long lk_gen_kernelify_default_l1(void);
+
+/*
  * The generator over a campaign: for every source x chain of the sweep's
  * gen section, generate, verify against the original's checksum, store
  * the file content-addressed and record one variant per compiler x flag
