@@ -40,6 +40,13 @@ int lk_env_collect(struct lk_ctx *ctx, struct lk_env *env, unsigned flags);
 const char *lk_env_microarch(const char *vendor, unsigned family,
 			     unsigned model);
 
+/*
+ * The L1 data cache size in bytes that lk_env_collect() reports as
+ * cache.l1d (the first CPU's, from sysfs under $LOOPKIT_SYSROOT), or 0
+ * when it cannot be read. Cheap: no other probe runs.
+ */
+long lk_env_l1d_bytes(void);
+
 /* The value of key, or NULL. */
 const char *lk_env_get(const struct lk_env *env, const char *key);
 /* Add key, or replace its value in place; NULL or "" stores "unknown". */

@@ -9,10 +9,11 @@
  * valgrind's cachegrind run twice with different numbers of kernel
  * calls: (misses(b) - misses(a)) / (accesses(b) - accesses(a)), so the
  * cold misses of the first call cancel. Valgrind 3.19 dies on AVX-512
- * code and crawls on FMA: EVEX-encoded kernels are judged by the working
- * set the generator proved when the variant has it, else "unknown"; a
- * cachegrind run that fails or times out is "unknown" with its reason.
- * Never a silent pass.
+ * code and crawls on FMA: an EVEX-encoded kernel is judged by cachegrind
+ * on a proxy, the same source built with -march=x86-64-v3 (campaign
+ * mode builds it), and only when there is none by the working set the
+ * generator proved, else "unknown"; a cachegrind run that fails or times
+ * out is "unknown" with its reason. Never a silent pass.
  */
 #ifndef LOOPKIT_FILTER_H
 #define LOOPKIT_FILTER_H
@@ -80,7 +81,9 @@ void lk_l1_settings_resolve(const struct lk_l1_filter_cfg *cfg,
 
 struct lk_l1_verdict {
 	const char *verdict;   /* pass, exclude, unknown (static) */
-	const char *source;    /* cachegrind, generator, decoder (static) */
+	const char *source;    /* cachegrind, cachegrind-x86-64-v3,
+				* cachegrind-proxy, working-set, decoder
+				* (static) */
 	int has_value;
 	double value;          /* the warm D1 miss ratio (cachegrind) */
 	double read_ratio;     /* the same for reads, -1 if unknown */
@@ -88,18 +91,46 @@ struct lk_l1_verdict {
 	int ran_valgrind;
 };
 
+/* The ISA of the proxy build of an AVX-512 variant. */
+#define LK_L1_PROXY_ISA "x86-64-v3"
+
+/* A build of the same source that valgrind can run, judged in place of
+ * an AVX-512 binary. */
+struct lk_l1_proxy {
+	const char *binary;    /* NULL: none, why says why */
+	const char *name;      /* "x86-64-v3": "judged by its NAME build" */
+	const char *flags;     /* its flags, for the reason, or NULL */
+	const char *source;    /* the verdict's source, static */
+	const char *why;       /* no binary: why, for the reason */
+};
+
+/*
+ * The flags of the proxy build: cflags without -march=, -mavx512*,
+ * -mno-avx512* and -mavx10* words, then -march=x86-64-v3, written so
+ * that lk_strv_split reads the same words. NULL (LK_EINPUT in ctx) when
+ * cflags do not split.
+ */
+LK_GIVE char *lk_l1_proxy_flags(struct lk_ctx *ctx, const char *cflags);
+
+/* 1 when the binary's kernel has EVEX (AVX-512) code, 0 when not, < 0
+ * when it cannot be found or decoded (message in ctx). */
+int lk_l1_avx512(struct lk_ctx *ctx, const char *binary);
+
 /*
  * Judge one binary: its kernel (the function called between the region
- * markers) is decoded first; EVEX code takes the working-set path
- * (params[] holding set->working_set_param), anything else runs
- * cachegrind twice. Every outcome, including valgrind failing, is a
- * verdict with its reason (return 0); < 0 only when the kernel cannot be
- * found or decoded (the message in ctx). Release out in both cases.
+ * markers) is decoded first. EVEX code is judged by cachegrind on the
+ * proxy (source proxy->source) when there is one free of EVEX code,
+ * else by the working set (params[] holding set->working_set_param,
+ * source "working-set") or "unknown", the reason saying why there was no
+ * proxy; anything else runs cachegrind twice. Every outcome, including
+ * valgrind failing, is a verdict with its reason (return 0); < 0 only
+ * when the kernel cannot be found or decoded (the message in ctx).
+ * Release out in both cases. proxy may be NULL.
  */
 int lk_l1_check(struct lk_ctx *ctx, const char *binary,
 		const struct lk_l1_settings *set,
 		const struct lk_param *params, size_t nparams,
-		struct lk_l1_verdict *out);
+		const struct lk_l1_proxy *proxy, struct lk_l1_verdict *out);
 void lk_l1_verdict_release(struct lk_l1_verdict *v);
 
 struct lk_filter_opts {

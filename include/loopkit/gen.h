@@ -131,14 +131,22 @@ int lk_gen_check_legal(struct lk_ctx *ctx, struct lk_gen_scop *scop,
 		       isl_schedule *schedule, const char *what);
 
 /*
- * Compile 'source' (gcc -O2 -ffp-contract=off, -D<define>, the extra
- * cflags, the runtime) in 'workdir' and run it with --checksum. *sum
- * gets its output, trimmed. A compile error or a crash is LK_ECHILD
- * with the reason.
+ * Compile the original program 'source' (gcc -O2 -ffp-contract=off,
+ * -D<define>, the extra cflags, the runtime) in 'workdir' and read its
+ * result into *sum: for a program that includes polybench.h, linked
+ * with the polybench.c beside a polybench.h of cflags' -I directories
+ * and built with -DPOLYBENCH_DUMP_ARRAYS, a hash of its array dump;
+ * otherwise what it prints with --checksum, trimmed. A compile error or
+ * a crash is LK_ECHILD with the reason; a program that can be verified
+ * neither way (no harness found, no dump, nothing printed) LK_EINPUT
+ * naming --no-verify.
  */
 int lk_gen_checksum(struct lk_ctx *ctx, const char *source,
 		    const char *workdir, const char *define,
 		    const struct lk_strv *cflags, LK_GIVE char **sum);
+
+/* Does C text 'text' include polybench.h? */
+int lk_gen_uses_polybench(const char *text);
 
 /*
  * Verify what chain 'chain' made: the transformed file (for a chain
@@ -164,6 +172,13 @@ size_t lk_gen_kernel_params(const char *source, struct lk_strv *names,
 /* The kernel's name: from its 'kernel_<name>' function, else the file's
  * base name without extension. */
 LK_GIVE char *lk_gen_kernel_name(const struct lk_gen_scop *scop);
+
+/*
+ * The working-set budget in bytes of a kernelify step without l1=: half
+ * the L1D `loopkit env` reports (lk_env_l1d_bytes), 16 KiB when it
+ * cannot say. A stored micro-kernel depends on it besides its chain.
+ */
+long lk_gen_kernelify_default_l1(void);
 
 /*
  * The generator over a campaign: for every source x chain of the sweep's

@@ -7,20 +7,22 @@
 #include "loopkit/filter.h"
 
 static const char usage[] =
-	"BINARY [--threshold R] [--l1d-size BYTES] [--working-set BYTES]\n"
+	"BINARY [--threshold R] [--l1d-size BYTES] [--proxy BINARY]\n"
+	"       [--working-set BYTES]\n"
 	"   or: loopkit filter [-c CAMPAIGN.yaml] [-o DIR] [-j N] [--redo]\n\n"
 	"The L1-residency filter: the warm D1 miss ratio of the kernel\n"
 	"function from two cachegrind runs (1 and 3 kernel calls by default,\n"
 	"differenced so that cold misses cancel), against a threshold\n"
 	"(default 1%). AVX-512 kernels, which valgrind cannot run, are\n"
-	"judged by a proven working set (--working-set, or the variant's\n"
-	"working_set_bytes parameter) or left 'unknown'. Without BINARY:\n"
+	"judged by cachegrind on a build of the same source it can run\n"
+	"(--proxy; a campaign builds one with -march=x86-64-v3), else by a\n"
+	"proven working set (--working-set) or left 'unknown'. Without BINARY:\n"
 	"every variant of the campaign (-c, else the store's only one),\n"
 	"settings from its 'filter:' section, verdicts stored.";
 
 struct filter_args {
 	const char *config, *dir, *threshold, *l1d_size, *l1d_assoc;
-	const char *line_size, *working_set;
+	const char *line_size, *working_set, *proxy;
 	long jobs, timeout;
 	int redo, quiet, json;
 };
@@ -102,12 +104,15 @@ static int one_binary(struct lk_ctx *ctx, const char *binary,
 	struct lk_l1_settings set;
 	struct lk_l1_verdict v;
 	struct lk_param ws = {"working_set_bytes", a->working_set};
+	struct lk_l1_proxy proxy = {a->proxy, "--proxy", NULL,
+				    "cachegrind-proxy", NULL};
 	int ret = settings_from_args(ctx, a, &f);
 
 	if (ret)
 		return ret;
 	lk_l1_settings_resolve(&f, &set);
-	ret = lk_l1_check(ctx, binary, &set, &ws, a->working_set ? 1 : 0, &v);
+	ret = lk_l1_check(ctx, binary, &set, &ws, a->working_set ? 1 : 0,
+			  a->proxy ? &proxy : NULL, &v);
 	if (!ret)
 		print_verdict(binary, &v, a->json);
 	lk_l1_verdict_release(&v);
@@ -158,8 +163,11 @@ int cmd_filter(int argc, char **argv)
 		{0, "line-size", LK_OPT_STRING, &a.line_size, "BYTES",
 		 "simulated line size (default: the host's with its size, "
 		 "else 64)"},
+		{0, "proxy", LK_OPT_STRING, &a.proxy, "BINARY",
+		 "for an AVX-512 kernel: a build of the same source valgrind "
+		 "can run (-march=x86-64-v3), judged instead"},
 		{0, "working-set", LK_OPT_STRING, &a.working_set, "BYTES",
-		 "a proven working set, for AVX-512 kernels"},
+		 "a proven working set, for AVX-512 kernels without --proxy"},
 		{0, "timeout", LK_OPT_LONG, &a.timeout, "SECONDS",
 		 "per cachegrind run (default 300)"},
 		{'j', "jobs", LK_OPT_LONG, &a.jobs, "N",
@@ -181,11 +189,11 @@ int cmd_filter(int argc, char **argv)
 	lk_ctx_init(&ctx);
 	ctx.verbose = lk_cli_verbose;
 	if (a.config || first >= argc) {
-		if (first < argc || a.working_set || a.l1d_size ||
+		if (first < argc || a.working_set || a.proxy || a.l1d_size ||
 		    a.l1d_assoc || a.line_size || a.json || a.timeout)
 			return lk_cli_usage_error(
 				"filter", "on a campaign, no BINARY, "
-				"--working-set, --l1d-size, --l1d-assoc, "
+				"--proxy, --working-set, --l1d-size, --l1d-assoc, "
 				"--line-size, --timeout or --json: the "
 				"campaign file's 'filter:' section says");
 		ret = campaign(&ctx, &a);

@@ -15,8 +15,10 @@ static const char usage[] =
 	"Read KERNEL.c's '#pragma scop' region, apply each transformation\n"
 	"chain (steps joined by '+', e.g. isl+tile,sizes=32x32+vectorize),\n"
 	"check it against the dependences, generate the code with isl and\n"
-	"verify that the result's --checksum at -DMINI_DATASET equals the\n"
-	"original's. Prints the new source, or writes DIR/<kernel>.<n>.c\n"
+	"verify that the result computes what the original does at\n"
+	"-DMINI_DATASET (its --checksum, or a PolyBench program's array\n"
+	"dump, linked with the polybench.c beside polybench.h on the -I\n"
+	"path). Prints the new source, or writes DIR/<kernel>.<n>.c\n"
 	"with -o. With -c, expand the campaign's kernels x transformations\n"
 	"into variants in its store and build each variant's binary with its\n"
 	"compiler and flags (doc/loopkit-gen.md).";
@@ -274,7 +276,7 @@ int cmd_gen(int argc, char **argv)
 		{0, "print", LK_OPT_BOOL, &a.print, NULL,
 		 "print the sources even with -o"},
 		{0, "no-verify", LK_OPT_BOOL, &a.no_verify, NULL,
-		 "do not compile and compare checksums"},
+		 "do not compile and compare results"},
 		{0, "verify-define", LK_OPT_STRING, &a.verify_define, "NAME",
 		 "the size macro for verifying (default MINI_DATASET)"},
 		{0, "no-build", LK_OPT_BOOL, &a.no_build, NULL,

@@ -157,6 +157,11 @@ static int proc_stat(pid_t pid, pid_t *ppid, char *state)
 	return 0;
 }
 
+/*
+ * 1 when pid's environment holds tag, 0 when it does not, -1 when it
+ * reads empty: a process inside execve() (the new image's environment
+ * is not set up yet) or one that emptied it; the sweep looks again.
+ */
 static int has_tag(pid_t pid, const char *tag)
 {
 	char path[64], *env, *p;
@@ -167,6 +172,10 @@ static int has_tag(pid_t pid, const char *tag)
 	env = slurp(path, &len);
 	if (!env)
 		return 0;
+	if (!len) {
+		free(env);
+		return -1;
+	}
 	for (p = env; p < env + len; p += strlen(p) + 1)
 		if (!strncmp(p, tag, tl) && p[tl] == '\0') {
 			found = 1;
@@ -234,12 +243,14 @@ static void scan_children(struct lk_buf *pids)
 /*
  * One pass over our children, under reg_lock: reap strays, kill the
  * tagged ones and register them in *killed (to reap without the lock).
+ * Returns how many children could not be told apart (empty environment).
  */
-static void sweep_pass(const char *tag, struct lk_buf *killed)
+static int sweep_pass(const char *tag, struct lk_buf *killed)
 {
 	struct lk_buf children = LK_BUF_INIT;
 	pid_t self = getpid(), ppid, pid;
 	size_t i;
+	int unsure = 0, tagged;
 	char state;
 
 	if (list_children(&children)) {
@@ -253,27 +264,41 @@ static void sweep_pass(const char *tag, struct lk_buf *killed)
 			continue;
 		if (state == 'Z') {
 			waitpid(pid, NULL, WNOHANG);
-		} else if (has_tag(pid, tag) && !kill(pid, SIGKILL)) {
+			continue;
+		}
+		tagged = has_tag(pid, tag);
+		if (tagged < 0)
+			unsure++;
+		else if (tagged && !kill(pid, SIGKILL)) {
 			own(pid);
 			lk_buf_add(killed, &pid, sizeof(pid));
 		}
 	}
 	lk_buf_release(&children);
+	return unsure;
 }
 
 int lk_proc_sweep(const char *tag)
 {
 	struct lk_buf killed = LK_BUF_INIT;
-	int pass, total = 0;
+	int pass, total = 0, unsure, waits = 0;
 	size_t i, n;
 
 	/* A killed process's own children come to us in turn: go on until
-	 * a pass finds nothing (bounded, against a fork bomb). */
+	 * a pass finds nothing (bounded, against a fork bomb). A child
+	 * caught inside execve() has no environment to read for a moment:
+	 * look again, 1 ms apart, for up to 200 ms (a process that emptied
+	 * its environment costs that and escapes, as documented). */
 	for (pass = 0; pass < 1000; pass++) {
 		lk_buf_reset(&killed);
 		pthread_mutex_lock(&reg_lock);
-		sweep_pass(tag, &killed);
+		unsure = sweep_pass(tag, &killed);
 		pthread_mutex_unlock(&reg_lock);
+		if (unsure && !killed.len && waits < 200) {
+			waits++;
+			usleep(1000);
+			continue;
+		}
 		n = killed.len / sizeof(pid_t);
 		for (i = 0; i < n; i++) {
 			pid_t pid;

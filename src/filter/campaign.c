@@ -1,17 +1,30 @@
 /*
  * The L1 filter over a campaign: every variant's binary judged (the
  * cachegrind runs in parallel), its verdict stored in one statement.
+ * An AVX-512 variant is judged on its proxy, the same source, compiler
+ * and flags with the ISA replaced by -march=x86-64-v3, built through
+ * the store's build cache before any verdict is written.
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "loopkit/filter.h"
+#include "loopkit/measure.h"
+
+/* Variant i's proxy, when its kernel has AVX-512 code. */
+struct proxy {
+	int needed;
+	struct lk_l1_proxy p;
+	char *binary, *flags, *why;
+};
 
 struct judging {
 	struct lk_store *s;
+	const struct lk_sweep *cfg;
 	const struct lk_l1_settings *set;
 	const struct lk_variant_binary *v;
+	struct proxy *proxies;
 	struct lk_stage_summary *sum;
 	size_t *todo;
 	struct lk_progress progress;
@@ -41,7 +54,8 @@ static void judge_one(void *arg, size_t k)
 
 	lk_ctx_init(&ctx);
 	if (lk_l1_check(&ctx, j->v[i].binary, j->set, j->v[i].params,
-			j->v[i].nparams, &v)) {
+			j->v[i].nparams,
+			j->proxies[i].needed ? &j->proxies[i].p : NULL, &v)) {
 		/* No kernel to look at is no pass either. */
 		v.verdict = "unknown";
 		v.source = "decoder";
@@ -55,6 +69,89 @@ static void judge_one(void *arg, size_t k)
 	lk_progress_step(&j->progress, j->sum->items[i].label, v.verdict);
 	pthread_mutex_unlock(&j->lock);
 	lk_l1_verdict_release(&v);
+}
+
+/* The -D values of variant v: its parameters named by the sweep's
+ * axes, as loopkit run built it. */
+static struct lk_param *defines(const struct lk_sweep *cfg,
+				const struct lk_variant_binary *v, size_t *n)
+{
+	struct lk_param *d = lk_calloc(cfg->naxes + 1, sizeof(*d));
+	size_t i, k;
+
+	*n = 0;
+	for (i = 0; i < cfg->naxes; i++)
+		for (k = 0; k < v->nparams; k++)
+			if (!strcmp(v->params[k].name, cfg->axes[i].name)) {
+				d[(*n)++] = v->params[k];
+				break;
+			}
+	return d;
+}
+
+/* Build variant i's proxy into pr (binary, or why not). */
+static void build_proxy(struct lk_ctx *ctx, struct judging *j, size_t i,
+			struct proxy *pr)
+{
+	const struct lk_variant_binary *v = &j->v[i];
+	struct lk_build_spec spec = {0};
+	struct lk_build_rec b;
+
+	pr->flags = lk_l1_proxy_flags(ctx, v->cflags);
+	if (!pr->flags) {
+		pr->why = lk_asprintf("no %s build: %s", LK_L1_PROXY_ISA,
+				      ctx->msg);
+		return;
+	}
+	spec.source = v->source;
+	spec.compiler = v->compiler;
+	spec.cflags = pr->flags;
+	spec.defines = defines(j->cfg, v, &spec.ndefines);
+	spec.align_functions = j->cfg->method.align_functions;
+	if (lk_build(ctx, j->s, &spec, &b))
+		pr->why = lk_asprintf("no %s build of %s: %s",
+				      LK_L1_PROXY_ISA, v->source, ctx->msg);
+	else if (!b.ok)
+		pr->why = lk_asprintf("its %s build failed: %s",
+				      LK_L1_PROXY_ISA, b.reason);
+	else
+		pr->binary = lk_path_join(lk_store_dir(j->s), b.binary);
+	lk_build_rec_release(&b);
+	free((void *)spec.defines);
+}
+
+/* Decode todo[k]'s kernel; AVX-512 gets its proxy built. */
+static void prepare_one(void *arg, size_t k)
+{
+	struct judging *j = arg;
+	size_t i = j->todo[k];
+	struct proxy *pr = &j->proxies[i];
+	struct lk_ctx ctx;
+
+	lk_ctx_init(&ctx);
+	if (lk_l1_avx512(&ctx, j->v[i].binary) != 1)
+		return; /* judge_one says why a kernel cannot be decoded */
+	lk_ctx_clear(&ctx);
+	pr->needed = 1;
+	build_proxy(&ctx, j, i, pr);
+	pr->p = (struct lk_l1_proxy){pr->binary, LK_L1_PROXY_ISA, pr->flags,
+				     "cachegrind-" LK_L1_PROXY_ISA, pr->why};
+}
+
+static void proxies_free(struct proxy *p, size_t n)
+{
+	for (size_t i = 0; p && i < n; i++) {
+		free(p[i].binary);
+		free(p[i].flags);
+		free(p[i].why);
+	}
+	free(p);
+}
+
+/* Cachegrind verdicts, on the variant or its proxy, can be re-judged. */
+static int by_cachegrind(const char *source)
+{
+	return !strncmp(source, "cachegrind", 10);
 }
 
 /* A stored cachegrind ratio against today's threshold. */
@@ -104,9 +201,15 @@ static int plan_one(struct lk_ctx *ctx, struct judging *j, size_t i,
 	if (opts->redo)
 		return 1;
 	ret = lk_store_verdict_get(ctx, j->s, j->v[i].variant_id, "l1", &old);
+	/* A working-set verdict of a loopkit without proxies ("generator")
+	 * passed AVX-512 kernels cachegrind can judge: judge again. */
+	if (ret == 1 && !strcmp(old.source, "generator")) {
+		lk_verdict_row_release(&old);
+		return 1;
+	}
 	if (ret == 1) {
 		j->sum->earlier++;
-		if (old.has_value && !strcmp(old.source, "cachegrind"))
+		if (old.has_value && by_cachegrind(old.source))
 			ret = rejudge_stored(j, i, &old);
 		else
 			lk_stage_item_set(&j->sum->items[i], old.verdict,
@@ -128,13 +231,17 @@ int lk_filter_campaign(struct lk_ctx *ctx, struct lk_store *s,
 {
 	struct lk_variant_binary *v = NULL;
 	struct lk_l1_settings set;
-	struct judging j = {.s = s, .set = &set, .sum = sum};
+	struct lk_sweep *defaults = cfg ? NULL : lk_sweep_new();
+	struct judging j = {.s = s, .cfg = cfg ? cfg : defaults, .set = &set,
+			    .sum = sum};
 	size_t n = 0, ntodo = 0, i;
 	int ret = lk_store_variant_binaries(ctx, s, campaign, &v, &n);
 
 	memset(sum, 0, sizeof(*sum));
-	if (ret)
+	if (ret) {
+		lk_sweep_free(defaults);
 		return ret;
+	}
 	lk_l1_settings_resolve(cfg ? &cfg->filter : NULL, &set);
 	lk_stage_items_init(sum, v, n);
 	if (cfg && cfg->filter.disabled) {
@@ -143,6 +250,7 @@ int lk_filter_campaign(struct lk_ctx *ctx, struct lk_store *s,
 					  "filter.enabled is false");
 		sum->skipped = (long)n;
 		lk_variant_binaries_free(v, n);
+		lk_sweep_free(defaults);
 		return 0;
 	}
 	j.v = v;
@@ -154,6 +262,9 @@ int lk_filter_campaign(struct lk_ctx *ctx, struct lk_store *s,
 			j.todo[ntodo++] = i;
 		ret = ret < 0 ? ret : 0;
 	}
+	j.proxies = lk_calloc(n + 1, sizeof(*j.proxies));
+	if (!ret)
+		lk_pool_run(opts->jobs, ntodo, prepare_one, &j);
 	if (!ret) {
 		pthread_mutex_init(&j.lock, NULL);
 		lk_progress_init(&j.progress, "filter", ntodo, opts->quiet);
@@ -166,6 +277,8 @@ int lk_filter_campaign(struct lk_ctx *ctx, struct lk_store *s,
 		}
 	}
 	free(j.todo);
+	proxies_free(j.proxies, n);
 	lk_variant_binaries_free(v, n);
+	lk_sweep_free(defaults);
 	return ret;
 }

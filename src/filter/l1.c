@@ -1,7 +1,9 @@
 /*
- * The L1-residency verdict of one binary: decode the kernel, take the
- * working-set path for AVX-512 code (valgrind 3.19 dies on it), else
- * run cachegrind with two numbers of kernel calls and difference them.
+ * The L1-residency verdict of one binary: decode the kernel; AVX-512
+ * code (valgrind 3.19 dies on it) is judged by cachegrind on a proxy,
+ * a build of the same source valgrind can run, else by a working set
+ * or not at all; any other code by cachegrind with two numbers of
+ * kernel calls, differenced.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -82,11 +84,14 @@ static const char *param_value(const struct lk_param *params, size_t n,
 	return NULL;
 }
 
-/* AVX-512: the generator's proven working set, or unknown. */
+/*
+ * AVX-512 without a proxy cachegrind can run (why says why): the
+ * generator's proven working set, or unknown with what to do.
+ */
 static void judge_by_working_set(const struct lk_insn *evex,
 				 const struct lk_l1_settings *set,
 				 const struct lk_param *params, size_t n,
-				 struct lk_l1_verdict *v)
+				 const char *why, struct lk_l1_verdict *v)
 {
 	const char *ws = param_value(params, n, set->working_set_param);
 	long bytes = 0;
@@ -94,16 +99,16 @@ static void judge_by_working_set(const struct lk_insn *evex,
 	if (!ws || lk_parse_long(ws, &bytes) || bytes < 0) {
 		set_verdict(v, "unknown", "decoder", lk_asprintf(
 			"AVX-512 code (%s at 0x%llx), which valgrind cannot "
-			"run, and %s working set to judge by (parameter %s)",
-			evex->att, (unsigned long long)evex->addr,
+			"run; %s, and %s working set to judge by (parameter "
+			"%s)", evex->att, (unsigned long long)evex->addr, why,
 			ws ? "no valid" : "no", set->working_set_param));
 		return;
 	}
 	set_verdict(v, bytes <= set->l1d_size ? "pass" : "exclude",
-		    "generator", lk_asprintf(
-			"AVX-512 code (%s at 0x%llx), not simulated: the "
+		    "working-set", lk_asprintf(
+			"AVX-512 code (%s at 0x%llx), not simulated (%s): the "
 			"proven working set of %ld B %s the %ld B L1D",
-			evex->att, (unsigned long long)evex->addr, bytes,
+			evex->att, (unsigned long long)evex->addr, why, bytes,
 			bytes <= set->l1d_size ? "fits" : "exceeds",
 			set->l1d_size));
 }
@@ -312,29 +317,140 @@ static int judge_by_cachegrind(struct lk_ctx *ctx, const char *binary,
 	return ret;
 }
 
+/* One word as lk_strv_split reads it back. */
+static void add_word(struct lk_buf *b, const char *w)
+{
+	if (b->len)
+		lk_buf_adds(b, " ");
+	for (; *w; w++) {
+		if (strchr(" \t\n'\"\\", *w))
+			lk_buf_adds(b, "\\");
+		lk_buf_add(b, w, 1);
+	}
+}
+
+static int isa_flag(const char *w)
+{
+	return !strncmp(w, "-march=", 7) || !strncmp(w, "-mavx512", 8) ||
+	       !strncmp(w, "-mno-avx512", 11) || !strncmp(w, "-mavx10", 7);
+}
+
+char *lk_l1_proxy_flags(struct lk_ctx *ctx, const char *cflags)
+{
+	struct lk_strv words = LK_STRV_INIT;
+	struct lk_buf b = LK_BUF_INIT;
+	size_t i;
+
+	if (lk_strv_split(ctx, &words, cflags ? cflags : ""))
+		return NULL;
+	for (i = 0; i < words.n; i++)
+		if (!isa_flag(words.v[i]))
+			add_word(&b, words.v[i]);
+	add_word(&b, "-march=" LK_L1_PROXY_ISA);
+	lk_strv_release(&words);
+	return lk_buf_detach(&b);
+}
+
+/* The kernel of a binary, decoded, and its first EVEX and FMA
+ * instructions. */
+static int decode(struct lk_ctx *ctx, const char *binary, struct lk_cfg *cfg,
+		  long *evex, long *fma)
+{
+	struct lk_function fn;
+	int inlined, ret = lk_elf_roi_function(ctx, binary, &fn, &inlined);
+
+	if (!ret)
+		ret = lk_cfg_build(ctx, lk_decoder_x86_64(), &fn, cfg);
+	if (!ret)
+		scan_isa(cfg, evex, fma);
+	return ret;
+}
+
+int lk_l1_avx512(struct lk_ctx *ctx, const char *binary)
+{
+	struct lk_cfg cfg;
+	long evex, fma;
+	int ret = decode(ctx, binary, &cfg, &evex, &fma);
+
+	if (ret)
+		return ret;
+	lk_cfg_release(&cfg);
+	return evex >= 0;
+}
+
+/*
+ * AVX-512 code judged on its proxy: cachegrind's verdict on the proxy,
+ * its reason prefixed with what was judged. The proxy must be free of
+ * AVX-512 itself, else *why says so and nothing is judged (1).
+ */
+static int judge_by_proxy(struct lk_ctx *ctx, const struct lk_insn *evex,
+			  const struct lk_l1_proxy *proxy,
+			  const struct lk_l1_settings *set,
+			  struct lk_l1_verdict *v, char **why)
+{
+	struct lk_cfg cfg;
+	long pevex, pfma;
+	char *reason;
+	int ret = decode(ctx, proxy->binary, &cfg, &pevex, &pfma);
+
+	if (ret) {
+		*why = lk_asprintf("its %s build: %s", proxy->name, ctx->msg);
+		lk_ctx_clear(ctx);
+		return 1;
+	}
+	if (pevex >= 0) {
+		*why = lk_asprintf("its %s build has AVX-512 code too (%s at "
+				   "0x%llx)", proxy->name,
+				   cfg.insns[pevex].att,
+				   (unsigned long long)cfg.insns[pevex].addr);
+		lk_cfg_release(&cfg);
+		return 1;
+	}
+	ret = judge_by_cachegrind(ctx, proxy->binary, &cfg, pfma, set, v);
+	lk_cfg_release(&cfg);
+	if (ret)
+		return ret;
+	reason = lk_asprintf("AVX-512 code (%s at 0x%llx) judged by its %s "
+			     "build%s%s%s: %s", evex->att,
+			     (unsigned long long)evex->addr, proxy->name,
+			     proxy->flags ? " ('" : "",
+			     proxy->flags ? proxy->flags : "",
+			     proxy->flags ? "')" : "", v->reason);
+	set_verdict(v, v->verdict, proxy->source, reason);
+	return 0;
+}
+
 int lk_l1_check(struct lk_ctx *ctx, const char *binary,
 		const struct lk_l1_settings *set,
 		const struct lk_param *params, size_t nparams,
-		struct lk_l1_verdict *out)
+		const struct lk_l1_proxy *proxy, struct lk_l1_verdict *out)
 {
-	struct lk_function fn;
 	struct lk_cfg cfg;
 	long evex, fma;
-	int inlined, ret;
+	char *why = NULL;
+	int ret;
 
 	memset(out, 0, sizeof(*out));
 	out->read_ratio = -1;
-	ret = lk_elf_roi_function(ctx, binary, &fn, &inlined);
-	if (!ret)
-		ret = lk_cfg_build(ctx, lk_decoder_x86_64(), &fn, &cfg);
+	ret = decode(ctx, binary, &cfg, &evex, &fma);
 	if (ret)
 		return ret;
-	scan_isa(&cfg, &evex, &fma);
-	if (evex >= 0)
-		judge_by_working_set(&cfg.insns[evex], set, params, nparams,
-				     out);
-	else
+	if (evex < 0) {
 		ret = judge_by_cachegrind(ctx, binary, &cfg, fma, set, out);
+	} else if (proxy && proxy->binary) {
+		ret = judge_by_proxy(ctx, &cfg.insns[evex], proxy, set, out,
+				     &why);
+	} else {
+		why = lk_strdup(proxy && proxy->why ? proxy->why
+			: "no build of the same source that valgrind can run "
+			  "(filter the campaign, -c, which builds one with "
+			  "-march=x86-64-v3, or give --proxy)");
+		ret = 1;
+	}
+	if (ret == 1)
+		judge_by_working_set(&cfg.insns[evex], set, params, nparams,
+				     why, out);
 	lk_cfg_release(&cfg);
-	return ret;
+	free(why);
+	return ret == 1 ? 0 : ret;
 }

@@ -12,7 +12,7 @@
 
 #include "loopkit/gen.h"
 
-#define GEN_VERSION "loopkit-gen 1"
+#define GEN_VERSION "loopkit-gen 2"
 
 struct unit {
 	size_t source;             /* index into the sweep's sources */
@@ -122,6 +122,12 @@ static int unit_key(struct lk_ctx *ctx, const struct lk_sweep *sw,
 	lk_hash_add_str(&h, ref->content_hash);
 	lk_hash_add_str(&h, u->chain->text);
 	key_inputs(&h, sw, sw->sources.v[u->source]);
+	/* kernelify without l1= sizes by this host's L1D. */
+	if (strstr(u->chain->text, "kernelify")) {
+		long l1 = lk_gen_kernelify_default_l1();
+
+		lk_hash_add(&h, &l1, sizeof(l1));
+	}
 	lk_hash_final(&h, u->key);
 	return 0;
 }

@@ -290,6 +290,21 @@ static char *macro_of(struct walker *w, CXCursor c)
 
 static int affine_plain(struct walker *w, CXCursor c, struct lk_buf *b);
 
+char *gen_size_macro(struct walker *w, CXCursor c)
+{
+	char *ident = macro_of(w, c);
+	long long v;
+
+	if (ident && ((w->expanding && !strcmp(ident, w->expanding)) ||
+		      in_list(isl_words, ident) || !eval_int(c, &v))) {
+		free(ident);
+		ident = NULL;
+	}
+	if (ident)
+		add_param(w, ident);
+	return ident;
+}
+
 /*
  * A size macro (N, TSTEPS) becomes a parameter named after it, so the
  * generated code stays generic: the sizes differ between verifying and
@@ -629,93 +644,18 @@ static int reads_of(struct walker *w, CXCursor c, struct stmt_build *sb,
 	return ret;
 }
 
-int gen_statement_accesses(struct walker *w, CXCursor c,
+int gen_statement_accesses(struct walker *w, const struct gen_assign *a,
 			   struct stmt_build *sb, long *ops)
 {
-	CXCursor kid[3];
-	enum CX_BinaryOperatorKind op = clang_Cursor_getBinaryOpcode(c);
-	int ret;
+	int ret = add_access(w, a->lhs, &sb->writes);
 
-	if (gen_children(c, kid, 3) != 2)
-		return gen_unsupported(w, c, "assignment form");
-	ret = add_access(w, kid[0], &sb->writes);
-	if (!ret && op != CX_BO_Assign) {
-		ret = add_access(w, kid[0], &sb->reads);
+	if (!ret && a->op != CX_BO_Assign) {
+		ret = add_access(w, a->lhs, &sb->reads);
 		(*ops)++;
 	}
 	if (!ret)
-		ret = reads_of(w, kid[1], sb, ops);
+		ret = reads_of(w, a->rhs, sb, ops);
 	return ret;
-}
-
-/* ---- Text. ---- */
-
-static void add_text_piece(struct lk_gen_stmt *st, const char *s)
-{
-	struct lk_gen_piece *last = st->npieces ? &st->pieces[st->npieces - 1]
-						: NULL;
-
-	if (last && last->text) {
-		char *joined = lk_asprintf("%s%s", last->text, s);
-
-		free(last->text);
-		last->text = joined;
-		return;
-	}
-	st->pieces = lk_reallocarray(st->pieces, st->npieces + 1,
-				     sizeof(*st->pieces));
-	st->pieces[st->npieces++] = (struct lk_gen_piece){lk_strdup(s), -1};
-}
-
-static void add_iter_piece(struct lk_gen_stmt *st, int iter)
-{
-	st->pieces = lk_reallocarray(st->pieces, st->npieces + 1,
-				     sizeof(*st->pieces));
-	st->pieces[st->npieces++] = (struct lk_gen_piece){NULL, iter};
-}
-
-static int iter_index(const struct lk_strv *iters, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < iters->n; i++)
-		if (!strcmp(iters->v[i], s))
-			return (int)i;
-	return -1;
-}
-
-int gen_statement_pieces(struct walker *w, CXCursor c,
-			 const struct lk_strv *iters, struct lk_gen_stmt *st)
-{
-	CXToken *t = NULL;
-	unsigned n = 0, i, prev_end = 0;
-
-	clang_tokenize(w->tu, clang_getCursorExtent(c), &t, &n);
-	for (i = 0; i < n; i++) {
-		CXString s = clang_getTokenSpelling(w->tu, t[i]);
-		const char *sp = clang_getCString(s);
-		unsigned begin, end;
-		int it = clang_getTokenKind(t[i]) == CXToken_Identifier
-				 ? iter_index(iters, sp) : -1;
-
-		clang_getFileLocation(
-			clang_getRangeStart(clang_getTokenExtent(w->tu, t[i])),
-			NULL, NULL, NULL, &begin);
-		clang_getFileLocation(
-			clang_getRangeEnd(clang_getTokenExtent(w->tu, t[i])),
-			NULL, NULL, NULL, &end);
-		if (i && begin > prev_end)
-			add_text_piece(st, " ");
-		if (it >= 0)
-			add_iter_piece(st, it);
-		else
-			add_text_piece(st, sp);
-		clang_disposeString(s);
-		prev_end = end;
-	}
-	clang_disposeTokens(w->tu, t, n);
-	add_text_piece(st, ";");
-	return 0;
 }
 
 /* ---- Scalars assigned in the region. ---- */

@@ -54,12 +54,25 @@ LK_GIVE char *gen_cursor_text(struct walker *w, CXCursor c);
 int gen_affine(struct walker *w, CXCursor c, struct lk_buf *b);
 /* An affine condition in isl syntax; negate for an else branch. */
 int gen_condition(struct walker *w, CXCursor c, int negate, struct lk_buf *b);
+/* One assignment statement: lhs op rhs (a chain a1 = a5 = k is two,
+ * a5 = k and a1 = a5). */
+struct gen_assign {
+	CXCursor lhs, rhs;
+	enum CX_BinaryOperatorKind op;
+};
+
 /* Reads and writes of an assignment statement into sb; *ops counts its
  * arithmetic. */
-int gen_statement_accesses(struct walker *w, CXCursor c,
+int gen_statement_accesses(struct walker *w, const struct gen_assign *a,
 			   struct stmt_build *sb, long *ops);
-/* The text of statement c as pieces, iterators of 'iters' marked. */
-int gen_statement_pieces(struct walker *w, CXCursor c,
+/* The name of the size macro (an object-like macro of an integer
+ * constant: N, TSTEPS) whose whole expansion c is, made a parameter;
+ * NULL when c is not one. */
+LK_GIVE char *gen_size_macro(struct walker *w, CXCursor c);
+/* The text of statement c as pieces, printed from the AST with its
+ * macros expanded but size macros (stmt-print.c), iterators of 'iters'
+ * marked. */
+int gen_statement_pieces(struct walker *w, const struct gen_assign *a,
 			 const struct lk_strv *iters, struct lk_gen_stmt *st);
 /* Collect names of scalars assigned anywhere under c. */
 void gen_collect_written(struct walker *w, CXCursor c);
@@ -93,6 +106,13 @@ int gen_kernelify(struct lk_ctx *ctx, struct lk_gen_scop *s,
 
 /* isl errors as text, then cleared ("" when none). */
 LK_GIVE char *gen_isl_error(isl_ctx *isl);
+
+/*
+ * The front end's view of a compile line: C, gnu11, lkrt.h's directory,
+ * then the -D/-U/-I/-std of cflags (which may be NULL), appended to args.
+ * libclang's parses and the preprocessor check all see the same.
+ */
+void gen_frontend_args(const struct lk_strv *cflags, struct lk_strv *args);
 
 /*
  * Run the preprocessor (cc -E) on path with the -D/-U/-I/-std of cflags,

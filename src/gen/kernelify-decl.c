@@ -20,6 +20,15 @@ struct decl_walk {
 	int found_function, found_call;
 };
 
+static int token_is(CXTranslationUnit tu, CXToken t, const char *s)
+{
+	CXString sp = clang_getTokenSpelling(tu, t);
+	int eq = !strcmp(clang_getCString(sp), s);
+
+	clang_disposeString(sp);
+	return eq;
+}
+
 static char *cx_take(CXString s)
 {
 	char *copy = lk_strdup(clang_getCString(s) ? clang_getCString(s)
@@ -81,13 +90,63 @@ static void read_function(struct decl_walk *dw, CXCursor fn)
 	clang_visitChildren(fn, locals, dw);
 }
 
+struct kids {
+	CXCursor *out;
+	size_t n, max;
+};
+
+static enum CXChildVisitResult collect_kid(CXCursor c, CXCursor parent,
+					   CXClientData data)
+{
+	struct kids *k = data;
+
+	(void)parent;
+	if (k->n < k->max)
+		k->out[k->n] = c;
+	k->n++;
+	return CXChildVisit_Continue;
+}
+
+static size_t children(CXCursor c, CXCursor *out, size_t max)
+{
+	struct kids k = {out, 0, max};
+
+	clang_visitChildren(c, collect_kid, &k);
+	return k.n;
+}
+
+/*
+ * An argument's value: a constant expression, or a local variable
+ * initialised with one (PolyBench's 'int n = N;' before the call; a
+ * later assignment to it is not seen).
+ */
+static CXEvalResult eval_arg(CXCursor arg)
+{
+	CXEvalResult e = clang_Cursor_Evaluate(arg);
+	CXCursor kid[2], ref;
+
+	if (e)
+		return e;
+	while (clang_getCursorKind(arg) == CXCursor_UnexposedExpr &&
+	       children(arg, kid, 2) == 1)
+		arg = kid[0];
+	if (clang_getCursorKind(arg) != CXCursor_DeclRefExpr)
+		return NULL;
+	ref = clang_getCursorReferenced(arg);
+	if (clang_getCursorKind(ref) != CXCursor_VarDecl ||
+	    clang_Cursor_hasVarDeclGlobalStorage(ref) == 1)
+		return NULL;
+	ref = clang_Cursor_getVarDeclInitializer(ref);
+	return clang_Cursor_isNull(ref) ? NULL : clang_Cursor_Evaluate(ref);
+}
+
 static void read_call(struct decl_walk *dw, CXCursor call)
 {
 	int i, n = clang_Cursor_getNumArguments(call);
 
 	for (i = 0; i < n && (size_t)i < dw->nparams; i++) {
 		struct kfy_var *v = &dw->decls->vars[dw->param_base + i];
-		CXEvalResult e = clang_Cursor_Evaluate(
+		CXEvalResult e = eval_arg(
 			clang_Cursor_getArgument(call, (unsigned)i));
 
 		if (!e)
@@ -113,11 +172,84 @@ static int named(CXCursor c, const char *name)
 	return same;
 }
 
+static int is_param(const struct lk_gen_scop *s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < s->params.n; i++)
+		if (!strcmp(s->params.v[i], name))
+			return 1;
+	return 0;
+}
+
+/* An integer literal, maybe parenthesised, with its suffix. */
+static int literal_value(CXTranslationUnit tu, CXToken *t, unsigned n,
+			 long long *v)
+{
+	CXString sp;
+	char *end;
+	int ok;
+
+	while (n >= 3 && token_is(tu, t[0], "(") &&
+	       token_is(tu, t[n - 1], ")"))
+		t++, n -= 2;
+	if (n != 1 || clang_getTokenKind(t[0]) != CXToken_Literal)
+		return 0;
+	sp = clang_getTokenSpelling(tu, t[0]);
+	*v = strtoll(clang_getCString(sp), &end, 0);
+	ok = end != clang_getCString(sp) && !end[strspn(end, "uUlL")];
+	clang_disposeString(sp);
+	return ok;
+}
+
+/*
+ * A size symbol that is a macro (heat-3d's TSTEPS used in the scop):
+ * its value at the dataset, when its definition is one integer
+ * literal, as a known global of type long.
+ */
+static void read_macro(struct decl_walk *dw, CXTranslationUnit tu,
+		       CXCursor c)
+{
+	struct kfy_decls *d = dw->decls;
+	char *name = cx_take(clang_getCursorSpelling(c));
+	CXToken *t = NULL;
+	unsigned n = 0;
+	long long value;
+	struct kfy_var *v;
+
+	if (!is_param(dw->scop, name) || clang_Cursor_isMacroFunctionLike(c)) {
+		free(name);
+		return;
+	}
+	clang_tokenize(tu, clang_getCursorExtent(c), &t, &n);
+	if (n < 2 || !literal_value(tu, t + 1, n - 1, &value)) {
+		clang_disposeTokens(tu, t, n);
+		free(name);
+		return;
+	}
+	clang_disposeTokens(tu, t, n);
+	if (d->n == d->alloc) {
+		d->alloc = d->alloc ? 2 * d->alloc : 16;
+		d->vars = lk_realloc(d->vars, d->alloc * sizeof(*d->vars));
+	}
+	v = &d->vars[d->n++];
+	memset(v, 0, sizeof(*v));
+	v->name = name;
+	v->type = lk_strdup("long");
+	v->global = v->known = 1;
+	v->ival = value;
+}
+
 static enum CXChildVisitResult visit(CXCursor c, CXCursor parent,
 				     CXClientData data)
 {
 	struct decl_walk *dw = data;
 	enum CXCursorKind k = clang_getCursorKind(c);
+
+	if (k == CXCursor_MacroDefinition) {
+		read_macro(dw, clang_Cursor_getTranslationUnit(c), c);
+		return CXChildVisit_Continue;
+	}
 
 	/* Headers' declarations are not the kernel's (calls in main may
 	 * come from macro expansions: only top-level cursors are checked). */
@@ -142,22 +274,6 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent,
 	return CXChildVisit_Recurse;
 }
 
-static void parse_args(const struct lk_gen_scop *s, const char *define,
-		       struct lk_strv *args)
-{
-	size_t i;
-
-	lk_strv_push(args, "-xc");
-	lk_strv_push(args, "-std=gnu11");
-	lk_strv_pushf(args, "-I%s", lk_rt_include_dir());
-	for (i = 0; i < s->cflags.n; i++)
-		if (!strncmp(s->cflags.v[i], "-D", 2) ||
-		    !strncmp(s->cflags.v[i], "-U", 2) ||
-		    !strncmp(s->cflags.v[i], "-I", 2))
-			lk_strv_push(args, s->cflags.v[i]);
-	lk_strv_pushf(args, "-D%s", define);
-}
-
 int kfy_decls_read(struct lk_ctx *ctx, const struct lk_gen_scop *s,
 		   const char *define, struct kfy_decls *d)
 {
@@ -169,10 +285,13 @@ int kfy_decls_read(struct lk_ctx *ctx, const struct lk_gen_scop *s,
 	int ret = 0;
 
 	memset(d, 0, sizeof(*d));
-	parse_args(s, define, &args);
+	gen_frontend_args(&s->cflags, &args);
+	lk_strv_pushf(&args, "-D%s", define);
 	e = clang_parseTranslationUnit2(index, s->file,
 					(const char *const *)args.v,
-					(int)args.n, NULL, 0, 0, &tu);
+					(int)args.n, NULL, 0,
+					CXTranslationUnit_DetailedPreprocessingRecord,
+					&tu);
 	if (e != CXError_Success)
 		ret = lk_error(ctx, LK_EINPUT, "kernelify: %s: libclang "
 			       "cannot parse it (error %d)", s->file, (int)e);

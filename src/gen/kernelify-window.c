@@ -2,8 +2,8 @@
  * The micro-kernel's window: the iterations its one loop runs, chosen so
  * that no compiler splits it (elements touched at every iteration and
  * reached by a moving access stay outside), its working set (distinct
- * elements of the accesses' exact images) fits the L1 budget, and every
- * array's extents hold those images (the proof is a subset check).
+ * 64-byte lines of the accesses' exact images) fits the L1 budget, and
+ * every array's extents hold those images (the proof is a subset check).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -147,7 +147,8 @@ static long lines_of(struct kfy *k, const struct kfy_array *a, long size,
 		free(addr);
 		addr = next;
 	}
-	lk_buf_addf(&b, "] -> [floor((%s) * %ld / 64)] }", addr, size);
+	lk_buf_addf(&b, "] -> [floor((%s) * %ld / %d)] }", addr, size,
+		    KFY_LINE);
 	to_line = isl_map_read_from_str(k->s->isl, lk_buf_str(&b));
 	n = to_line ? kfy_count(isl_set_apply(isl_set_copy(image), to_line))
 		    : -1;
@@ -157,9 +158,27 @@ static long lines_of(struct kfy *k, const struct kfy_array *a, long size,
 }
 
 /*
- * One array's image: extents from its bounding box, the offsets that
- * make a negative index land inside, and the proof that the box holds
- * every element touched.
+ * Rows of an odd number of whole lines, and every outer dimension's
+ * stride too: a walk down any dimension cycles through all the L1's
+ * sets (a power of two). A row of 192 doubles is 24 lines, and a column
+ * walk of it would use 8 of 64 sets: 64 lines of a 512-line cache.
+ */
+static void pad_extents(struct kfy_array *a, long size)
+{
+	int d;
+
+	if (a->dims < 2 || size <= 0 || KFY_LINE % size)
+		return;
+	while (a->extent[a->dims - 1] * size % (2 * KFY_LINE) != KFY_LINE)
+		a->extent[a->dims - 1]++;
+	for (d = a->dims - 2; d >= 1; d--)
+		a->extent[d] |= 1;
+}
+
+/*
+ * One array's image: extents from its bounding box (padded), the
+ * offsets that make a negative index land inside, and the proof that
+ * the box holds every element touched.
  */
 static isl_stat size_array(isl_set *image, void *user)
 {
@@ -168,7 +187,7 @@ static isl_stat size_array(isl_set *image, void *user)
 	const char *name = isl_set_get_tuple_name(image);
 	isl_size dims = isl_set_dim(image, isl_dim_set);
 	isl_set *box;
-	long lo, hi;
+	long lo, hi, n;
 	int d;
 
 	if (!name || !elem_type(sz->k, name) || dims > 8) {
@@ -195,8 +214,11 @@ static isl_stat size_array(isl_set *image, void *user)
 	if (isl_set_is_subset(image, box) != isl_bool_true)
 		sz->bad = 2;
 	isl_set_free(box);
-	sz->lines += lines_of(sz->k, a, kfy_type_size(elem_type(sz->k, name)),
-			      image);
+	pad_extents(a, kfy_type_size(elem_type(sz->k, name)));
+	n = lines_of(sz->k, a, kfy_type_size(elem_type(sz->k, name)), image);
+	if (n < 0)
+		sz->bad = 2;
+	sz->lines += n;
 	a->touched = kfy_count(image);
 	sz->bytes += a->touched * kfy_type_size(elem_type(sz->k, name));
 	return isl_stat_ok;
@@ -248,6 +270,14 @@ static int conflicting(struct kfy *k, const struct kfy_plan *p, long first,
 	return disjoint != isl_bool_true;
 }
 
+/* Within the budget: the distinct 64-byte lines, not the bytes (a
+ * column walk uses 8 bytes of every line it brings in). */
+static int within(const struct kfy *k, const struct kfy_plan *p)
+{
+	return p->working_set_lines >= 0 &&
+	       p->working_set_lines * KFY_LINE <= k->l1 ? 0 : 3;
+}
+
 /*
  * 0 fits, 1 unusable at this trip count, 2 unusable, 3 over the L1
  * budget. The window from the loop's start, else the one ending at its
@@ -263,36 +293,32 @@ static int fits(struct kfy *k, struct kfy_plan *p, long first, long hi,
 	int r = size_window(k, p, first, trip);
 
 	if (r || !p->offsets)
-		return r ? r : p->working_set <= k->l1 ? 0 : 3;
+		return r ? r : within(k, p);
 	if (!conflicting(k, p, end, trip)) {
 		r = size_window(k, p, end, trip);
 		if (!r && !p->offsets)
-			return p->working_set <= k->l1 ? 0 : 3;
+			return within(k, p);
 	}
 	r = size_window(k, p, first, trip);
 	if (r || p->offsets > 1)
 		return r ? r : 1;
-	return p->working_set <= k->l1 ? 0 : 3;
+	return within(k, p);
 }
 
-/* The longest trip count, a multiple of the granule, that fits. */
-int kfy_choose_trip(struct kfy *k, const struct cand *c,
-		       struct kfy_plan *p, long first, long hi)
+/* The longest trip count, a multiple of g in [lo, hi], that fits: its
+ * multiple of g (0 when none), -1 for a window that cannot be used. */
+static long longest(struct kfy *k, struct kfy_plan *p, long first, long end,
+		    long lo, long hi)
 {
-	long g = k->granule, low = (KFY_TRIP_MIN + g - 1) / g;
-	long high = KFY_TRIP_MAX / g;
+	long g = k->granule, low = (lo + g - 1) / g, high = hi / g;
 	long best = 0, mid;
 	int r;
 
-	if (high < low)
-		high = low;
 	while (low <= high) {
 		mid = low + (high - low) / 2;
-		r = fits(k, p, first, hi, mid * g);
+		r = fits(k, p, first, end, mid * g);
 		if (r == 2)
-			return kfy_fail(k, c, "an access is not an affine "
-					"function of the iterators, or its "
-					"array's type is unknown");
+			return -1;
 		if (!r)
 			best = mid;
 		if (!r)
@@ -300,9 +326,37 @@ int kfy_choose_trip(struct kfy *k, const struct cand *c,
 		else
 			high = mid - 1;
 	}
+	return best;
+}
+
+/*
+ * The longest trip count, a multiple of the granule, that fits: from
+ * KFY_TRIP_MIN up, else, when KFY_TRIP_MIN iterations fit in bytes but
+ * not in lines (a column walk takes a line per element), from
+ * KFY_TRIP_SHORT up.
+ */
+int kfy_choose_trip(struct kfy *k, const struct cand *c,
+		    struct kfy_plan *p, long first, long hi)
+{
+	long g = k->granule, high = KFY_TRIP_MAX;
+	long best;
+
+	if (high < (KFY_TRIP_MIN + g - 1) / g * g)
+		high = (KFY_TRIP_MIN + g - 1) / g * g;
+	best = longest(k, p, first, hi, KFY_TRIP_MIN, high);
+	/* Short only where lines, not bytes, are over: a column walk. */
+	if (!best && fits(k, p, first, hi, (KFY_TRIP_MIN + g - 1) / g * g) ==
+			     3 && p->working_set <= k->l1)
+		best = longest(k, p, first, hi, KFY_TRIP_SHORT,
+			       KFY_TRIP_MIN - 1);
+	if (best < 0)
+		return kfy_fail(k, c, "an access is not an affine "
+				"function of the iterators, or its "
+				"array's type is unknown");
 	if (!best)
-		return kfy_fail(k, c, "even the smallest trip count (256) has "
-				"a working set above l1, or an index below 0 "
+		return kfy_fail(k, c, "even the smallest trip count (256, 64 "
+				"for a column walk) has a working set (in "
+				"64-byte lines) above l1, or an index below 0 "
 				"in an inner dimension");
 	return fits(k, p, first, hi, best * g) ? kfy_fail(k, c, "internal") : 0;
 }

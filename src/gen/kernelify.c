@@ -22,9 +22,9 @@
 #include <isl/space.h>
 #include <isl/val.h>
 
+#include "loopkit/env.h"
 #include "kernelify.h"
 
-#define L1_DEFAULT 32768
 #define GRANULE_DEFAULT 64
 
 static long step_value(const struct lk_gen_step *st, const char *key,
@@ -608,13 +608,16 @@ static void add_param(struct lk_gen_result *r, const char *name,
 	va_end(ap);
 }
 
-static void record(struct lk_gen_result *r, const struct kfy_plan *p,
-		   const char *size, char *const *outer)
+static void record(struct lk_gen_result *r, const struct kfy *k,
+		   const struct kfy_plan *p, const char *size,
+		   char *const *outer)
 {
 	int d;
 
 	add_param(r, "working_set_bytes", "%ld", p->working_set);
 	add_param(r, "working_set_lines", "%ld", p->working_set_lines);
+	add_param(r, "kernel.l1", "%ld", k->l1);
+	add_param(r, "kernel.l1.from", "%s", k->l1_from);
 	add_param(r, "kernel.loop", "%s", p->loop);
 	add_param(r, "kernel.trip", "%ld", p->trip);
 	add_param(r, "kernel.hotness", "%ld", p->hotness);
@@ -659,7 +662,7 @@ static int choose(struct kfy *k, const char *size, struct lk_gen_result *r)
 	}
 	if (!ret) {
 		lk_ctx_clear(k->ctx);
-		record(r, &p, size, k->cands[i - 1].outer);
+		record(r, k, &p, size, k->cands[i - 1].outer);
 		r->transformed = r->source;
 		r->source = kfy_emit(k->s, &k->decls, &p, r, size);
 	}
@@ -674,6 +677,23 @@ static int choose(struct kfy *k, const char *size, struct lk_gen_result *r)
 	return ret;
 }
 
+long kfy_default_l1(const char **from)
+{
+	long l1d = lk_env_l1d_bytes();
+
+	*from = l1d > 0 ? "host L1D" : "default L1D";
+	if (l1d <= 0)
+		l1d = KFY_L1D_FALLBACK;
+	return l1d / KFY_L1_FILL_DEN * KFY_L1_FILL_NUM;
+}
+
+long lk_gen_kernelify_default_l1(void)
+{
+	const char *from;
+
+	return kfy_default_l1(&from);
+}
+
 int gen_kernelify(struct lk_ctx *ctx, struct lk_gen_scop *s,
 		  const struct lk_gen_step *st, struct lk_gen_result *r)
 {
@@ -681,7 +701,10 @@ int gen_kernelify(struct lk_ctx *ctx, struct lk_gen_scop *s,
 	const char *size = lk_gen_step_get(st, "size");
 	int ret;
 
-	k.l1 = step_value(st, "l1", L1_DEFAULT);
+	k.l1 = step_value(st, "l1", 0);
+	k.l1_from = "l1=";
+	if (k.l1 <= 0)
+		k.l1 = kfy_default_l1(&k.l1_from);
 	k.granule = step_value(st, "granule", GRANULE_DEFAULT);
 	if (!size)
 		size = "small";

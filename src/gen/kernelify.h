@@ -14,8 +14,23 @@
 
 /* Below this gcc and clang may unroll the (vectorised) loop away. */
 #define KFY_TRIP_MIN 256
+/* The floor when KFY_TRIP_MIN iterations fit in bytes but not in lines:
+ * a walk down a column (a line per element), which no compiler turns
+ * into contiguous vectors it would unroll away. */
+#define KFY_TRIP_SHORT 64
 #define KFY_TRIP_MAX 8192
 #define KFY_DEPTH_MAX 32
+/* The line the working set is counted in (arrays are aligned to it). */
+#define KFY_LINE 64
+/*
+ * The default budget is this fraction of the L1D `loopkit env` reports
+ * (32 KiB when it cannot say): measured with cachegrind on the suite's
+ * micro-kernels (doc/loopkit-gen.md), LRU on 8 ways conflicts well
+ * before the cache is full.
+ */
+#define KFY_L1_FILL_NUM 1
+#define KFY_L1_FILL_DEN 2
+#define KFY_L1D_FALLBACK 32768
 
 /* A parameter or local variable of the kernel function. */
 struct kfy_var {
@@ -103,7 +118,8 @@ struct kfy {
 	struct lk_gen_scop *s;
 	struct kfy_decls decls;
 	isl_set *sizes;           /* the size symbols' values */
-	long l1, granule;
+	long l1, granule;         /* l1: the budget in bytes (lines x 64) */
+	const char *l1_from;      /* "l1=", "host L1D", "default L1D" */
 	struct cand *cands;
 	size_t ncands, alloc;
 	int failed;
@@ -119,7 +135,8 @@ int kfy_fail(struct kfy *k, const struct cand *c, const char *why);
 /*
  * The window (kernelify-window.c): iterations to start after so that no
  * compiler splits the loop (p->conflicts, p->accumulates set), then the
- * longest trip count whose working set fits k->l1, arrays sized.
+ * longest trip count whose working set (distinct lines x KFY_LINE) fits
+ * k->l1, arrays sized.
  */
 long kfy_past_conflicts(struct kfy *k, struct kfy_plan *p, long lo);
 int kfy_choose_trip(struct kfy *k, const struct cand *c, struct kfy_plan *p,
@@ -130,6 +147,10 @@ void kfy_arrays_release(struct kfy_plan *p);
 LK_GIVE char *kfy_emit(const struct lk_gen_scop *s,
 		       const struct kfy_decls *d, const struct kfy_plan *p,
 		       const struct lk_gen_result *r, const char *size);
+
+/* The default budget in bytes: the L1D `loopkit env` reports times
+ * KFY_L1_FILL, else KFY_L1D_FALLBACK's; *from says which. */
+long kfy_default_l1(const char **from);
 
 /* Element size of a C scalar type name (8 when unknown). */
 long kfy_type_size(const char *type);

@@ -19,22 +19,27 @@
 #define PREPROCESS_MEMORY ((size_t)1 << 30)
 #define PREPROCESS_TIMEOUT 60.0
 
-static void preprocess_argv(const char *path, const struct lk_strv *cflags,
-			    struct lk_strv *argv)
+void gen_frontend_args(const struct lk_strv *cflags, struct lk_strv *args)
 {
 	size_t i;
 
-	lk_strv_push(argv, "cc");
-	lk_strv_push(argv, "-E");
-	lk_strv_push(argv, "-xc");
-	lk_strv_push(argv, "-std=gnu11");
-	lk_strv_pushf(argv, "-I%s", lk_rt_include_dir());
+	lk_strv_push(args, "-xc");
+	lk_strv_push(args, "-std=gnu11");
+	lk_strv_pushf(args, "-I%s", lk_rt_include_dir());
 	for (i = 0; cflags && i < cflags->n; i++)
 		if (!strncmp(cflags->v[i], "-D", 2) ||
 		    !strncmp(cflags->v[i], "-U", 2) ||
 		    !strncmp(cflags->v[i], "-I", 2) ||
 		    !strncmp(cflags->v[i], "-std=", 5))
-			lk_strv_push(argv, cflags->v[i]);
+			lk_strv_push(args, cflags->v[i]);
+}
+
+static void preprocess_argv(const char *path, const struct lk_strv *cflags,
+			    struct lk_strv *argv)
+{
+	lk_strv_push(argv, "cc");
+	lk_strv_push(argv, "-E");
+	gen_frontend_args(cflags, argv);
 	lk_strv_push(argv, path);
 	lk_strv_push(argv, "-o");
 	lk_strv_push(argv, "/dev/null");

@@ -4,6 +4,7 @@
  * loops, ifs and assignments between the two pragmas into statements
  * with their domains' constraints, accesses and text.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,7 +79,7 @@ static void offsets(CXSourceRange r, unsigned *begin, unsigned *end)
 	clang_getFileLocation(clang_getRangeEnd(r), NULL, NULL, NULL, end);
 }
 
-char *gen_cursor_text(struct walker *w, CXCursor c)
+static char *token_text(struct walker *w, CXCursor c)
 {
 	CXToken *toks = NULL;
 	unsigned n = 0, i, prev_end = 0;
@@ -98,6 +99,67 @@ char *gen_cursor_text(struct walker *w, CXCursor c)
 	}
 	clang_disposeTokens(w->tu, toks, n);
 	return lk_buf_detach(&b);
+}
+
+/* Past the macro call at off of the main file: its name and, for a
+ * function-like macro, its parenthesised arguments. */
+static unsigned past_macro_call(const struct lk_gen_scop *s, unsigned off)
+{
+	const char *t = s->text;
+	unsigned n = (unsigned)s->text_len, e = off;
+	int depth = 0;
+
+	while (e < n && (isalnum((unsigned char)t[e]) || t[e] == '_'))
+		e++;
+	off = e;
+	while (e < n && isspace((unsigned char)t[e]))
+		e++;
+	if (e >= n || t[e] != '(')
+		return off;
+	do {
+		depth += t[e] == '(';
+		depth -= t[e] == ')';
+		e++;
+	} while (e < n && depth > 0);
+	return e;
+}
+
+/*
+ * c's text as written in the main file, from the expansion of its start
+ * to the end of the macro call its end comes from (SCALAR_VAL(0.0) is
+ * not cut after '0.0'), white space collapsed; the tokens of its extent
+ * when it is not in the main file.
+ */
+char *gen_cursor_text(struct walker *w, CXCursor c)
+{
+	CXSourceRange r = clang_getCursorExtent(c);
+	CXFile main_file = clang_getFile(w->tu, w->file), f1, f2, f3;
+	unsigned b, e, se;
+	struct lk_buf out = LK_BUF_INIT;
+	int space = 0;
+
+	clang_getExpansionLocation(clang_getRangeStart(r), &f1, NULL, NULL, &b);
+	clang_getExpansionLocation(clang_getRangeEnd(r), &f2, NULL, NULL, &e);
+	clang_getSpellingLocation(clang_getRangeEnd(r), &f3, NULL, NULL, &se);
+	if (!clang_File_isEqual(f1, main_file) ||
+	    !clang_File_isEqual(f2, main_file) || b > e ||
+	    e > w->scop->text_len)
+		return token_text(w, c);
+	if (!clang_File_isEqual(f3, main_file) || se != e)
+		e = past_macro_call(w->scop, e);
+	for (; b < e; b++) {
+		char ch = w->scop->text[b];
+
+		if (isspace((unsigned char)ch)) {
+			space = 1;
+			continue;
+		}
+		if (space && out.len)
+			lk_buf_addch(&out, ' ');
+		space = 0;
+		lk_buf_addch(&out, ch);
+	}
+	return lk_buf_detach(&out);
 }
 
 /* ---- Finding the region. ---- */
@@ -237,17 +299,14 @@ static int is_assign_kind(enum CX_BinaryOperatorKind k)
 	       k == CX_BO_SubAssign;
 }
 
-static int walk_assignment(struct walker *w, CXCursor c,
-			   struct snode *parent)
+static int add_statement(struct walker *w, CXCursor c,
+			 const struct gen_assign *a, struct snode *parent)
 {
 	struct lk_gen_scop *s = w->scop;
 	struct lk_gen_stmt *st;
 	struct stmt_build *sb;
 	int ret;
 
-	if (!is_assign_kind(clang_Cursor_getBinaryOpcode(c)))
-		return gen_unsupported(w, c, "expression statement (only "
-				       "=, +=, -=, *=, /= assignments)");
 	s->stmts = lk_reallocarray(s->stmts, s->nstmts + 1, sizeof(*st));
 	st = &s->stmts[s->nstmts];
 	memset(st, 0, sizeof(*st));
@@ -259,12 +318,58 @@ static int walk_assignment(struct walker *w, CXCursor c,
 	st->line = gen_cursor_line(c);
 	strv_copy(&st->iters, &w->iters);
 	strv_copy(&sb->conds, &w->conds);
-	if ((ret = gen_statement_accesses(w, c, sb, &st->ops)))
+	if ((ret = gen_statement_accesses(w, a, sb, &st->ops)))
 		return ret;
-	if ((ret = gen_statement_pieces(w, c, &w->iters, st)))
+	if ((ret = gen_statement_pieces(w, a, &w->iters, st)))
 		return ret;
 	snode_add(parent, snode_new((int)s->nstmts - 1));
 	return 0;
+}
+
+/* The assignment that is e, under parentheses and implicit casts. */
+static int assignment_in(CXCursor e, CXCursor *inner)
+{
+	CXCursor kid[2];
+
+	while ((clang_getCursorKind(e) == CXCursor_ParenExpr ||
+		clang_getCursorKind(e) == CXCursor_UnexposedExpr) &&
+	       gen_children(e, kid, 2) == 1)
+		e = kid[0];
+	if ((clang_getCursorKind(e) != CXCursor_BinaryOperator &&
+	     clang_getCursorKind(e) != CXCursor_CompoundAssignOperator) ||
+	    !is_assign_kind(clang_Cursor_getBinaryOpcode(e)))
+		return 0;
+	*inner = e;
+	return 1;
+}
+
+/*
+ * A chain a1 = a5 = k is split, innermost first: a5 = k, then a1 = a5
+ * (the value of an assignment is its left side's after it).
+ */
+static int walk_assignment(struct walker *w, CXCursor c,
+			   struct snode *parent)
+{
+	struct gen_assign a = {.op = clang_Cursor_getBinaryOpcode(c)};
+	CXCursor kid[3], inner, inner_kid[3];
+	int ret;
+
+	if (!is_assign_kind(a.op))
+		return gen_unsupported(w, c, "expression statement (only "
+				       "=, +=, -=, *=, /= assignments)");
+	if (gen_children(c, kid, 3) != 2)
+		return gen_unsupported(w, c, "assignment form");
+	a.lhs = kid[0];
+	a.rhs = kid[1];
+	if (assignment_in(a.rhs, &inner)) {
+		if (gen_children(inner, inner_kid, 3) != 2)
+			return gen_unsupported(w, inner, "assignment form");
+		ret = walk_assignment(w, inner, parent);
+		if (ret)
+			return ret;
+		a.rhs = inner_kid[0];
+	}
+	return add_statement(w, c, &a, parent);
 }
 
 /* The iterator and lower bound of a for loop's init. */
@@ -649,21 +754,6 @@ static int first_error(struct walker *w)
 	return ret;
 }
 
-static void parse_args(const struct lk_strv *cflags, struct lk_strv *args)
-{
-	size_t i;
-
-	lk_strv_push(args, "-xc");
-	lk_strv_push(args, "-std=gnu11");
-	lk_strv_pushf(args, "-I%s", lk_rt_include_dir());
-	for (i = 0; cflags && i < cflags->n; i++)
-		if (!strncmp(cflags->v[i], "-D", 2) ||
-		    !strncmp(cflags->v[i], "-U", 2) ||
-		    !strncmp(cflags->v[i], "-I", 2) ||
-		    !strncmp(cflags->v[i], "-std=", 5))
-			lk_strv_push(args, cflags->v[i]);
-}
-
 static void walker_release(struct walker *w)
 {
 	size_t i;
@@ -686,7 +776,7 @@ static int parse_tu(struct walker *w, CXIndex index, const char *path,
 	struct lk_strv args = LK_STRV_INIT;
 	enum CXErrorCode e;
 
-	parse_args(cflags, &args);
+	gen_frontend_args(cflags, &args);
 	e = clang_parseTranslationUnit2(
 		index, path, (const char *const *)args.v, (int)args.n, NULL, 0,
 		CXTranslationUnit_DetailedPreprocessingRecord, &w->tu);

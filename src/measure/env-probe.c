@@ -476,6 +476,37 @@ static void probe_cache(struct probe *p)
 	free(cpus);
 }
 
+/* "32K", "1M", "49152": bytes, or 0. */
+static long cache_bytes(const char *text)
+{
+	char *end;
+	long n;
+
+	if (!text || *text < '0' || *text > '9')
+		return 0;
+	n = strtol(text, &end, 10);
+	if (*end == 'K' || *end == 'k')
+		n *= 1024, end++;
+	else if (*end == 'M' || *end == 'm')
+		n *= 1024 * 1024, end++;
+	return *end || n <= 0 ? 0 : n;
+}
+
+long lk_env_l1d_bytes(void)
+{
+	int *cpus;
+	size_t ncpus = lk__env_cpus(&cpus);
+	int cpu = ncpus ? cpus[0] : 0;
+	int index = cache_index(&cache_kinds[0], cpu);
+	char *text = index < 0 ? NULL
+			       : lk__env_read(CACHE_DIR "/size", cpu, index);
+	long n = cache_bytes(text);
+
+	free(text);
+	free(cpus);
+	return n;
+}
+
 /* User-space only, this process: what `loopkit measure` would open. */
 int lk_env_perf_probe(unsigned type, unsigned long long config)
 {

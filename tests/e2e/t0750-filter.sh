@@ -64,10 +64,10 @@ grep -q "AVX-512 code (vaddpd" "$TMPD/evex.json" ||
 	fail "evex: the reason names the instruction"
 set -- $(verdict evex --working-set 4096)
 check "evex with a small working set: pass (got $*)" test "$1 $2" = \
-	"pass generator"
+	"pass working-set"
 set -- $(verdict evex --working-set 100000000)
 check "evex with a big working set: exclude (got $*)" test "$1 $2" = \
-	"exclude generator"
+	"exclude working-set"
 check "valgrind never started for evex" test ! -e "$TMPD/valgrind-started"
 "$LOOPKIT" filter --timeout 1 "$TMPD/resident" >"$TMPD/hang" ||
 	fail "filter with a hanging valgrind"
@@ -146,7 +146,7 @@ echo "$rows"
 echo "$rows" | grep -q "triad.c|1000|pass|cachegrind" || fail "resident"
 echo "$rows" | grep -q "triad.c|200000|exclude|cachegrind" ||
 	fail "streaming"
-echo "$rows" | grep -q "evex.c|1000|pass|generator" || fail "evex"
+echo "$rows" | grep -q "evex.c|1000|pass|working-set" || fail "evex"
 check "every verdict has a reason" \
 	test "$(q "select count(*) from verdicts where reason = ''")" = 0
 # A rerun with a higher threshold re-judges the stored ratio, no valgrind.

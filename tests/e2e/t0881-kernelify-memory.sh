@@ -7,10 +7,15 @@
 . tests/e2e/lib.sh
 cd "$TMPD"
 mkdir gen asan
-ls "$SRC"/kernels/*.c | xargs -P2 -I{} sh -c '"$0" gen -q {} \
-	--transform original+kernelify \
+# No sysfs: the default budget is half the 32 KiB fallback.
+export LOOPKIT_SYSROOT="$TMPD/no-sysfs"
+ls "$SRC"/kernels/*.c | grep -v heat-3d | xargs -P2 -I{} sh -c '"$0" gen \
+	-q {} --transform original+kernelify \
 	--transform isl+tile,sizes=64x64+kernelify -o gen 2>>gen.err ||
 	echo "{}" >>gen.failed' "$LOOPKIT"
+# heat-3d tiled by 64 has no window within 16 KiB of lines (t0880).
+"$LOOPKIT" gen -q "$SRC"/kernels/heat-3d.c --transform \
+	original+kernelify -o gen 2>>gen.err || echo heat-3d >>gen.failed
 [ ! -s gen.failed ] || { cat gen.err; fail "gen: $(cat gen.failed)"; }
 cat >asan.sh <<'SH'
 f=$1 rt=$2 lib=$3
@@ -24,9 +29,9 @@ SH
 lib="$(dirname "$LOOPKIT")/lib/liblkrt.a"
 ls gen/*.c | xargs -P2 -I{} sh asan.sh {} "$SRC/rt" "$lib" >asan.bad
 [ ! -s asan.bad ] || { cat asan.bad; fail "sanitizers"; }
-[ "$(ls asan/*.out | wc -l)" -eq 60 ] || fail "60 sanitised runs"
+[ "$(ls asan/*.out | wc -l)" -eq 59 ] || fail "59 sanitised runs"
 if command -v valgrind >/dev/null; then
-	for k in durbin.0 nussinov.1 heat_3d.1 deriche.0; do
+	for k in durbin.0 nussinov.1 heat_3d.0 deriche.0; do
 		gcc -O2 -I"$SRC/rt" gen/$k.c "$lib" -lm -o vg.$k
 		valgrind -q --error-exitcode=9 ./vg.$k --checksum >/dev/null ||
 			fail "$k: valgrind memcheck"
@@ -51,13 +56,16 @@ q() { sqlite3 loopkit.d/store.db "$1"; }
 [ "$(q "select count(*) from variant_params where name =
 	'working_set_bytes'")" -eq 2 ] || fail "working_set_bytes stored"
 ws=$(q "select p.value from variant_params p join variant_params t on
-	t.variant_id = p.variant_id where p.name = 'working_set_bytes' and
+	t.variant_id = p.variant_id where p.name = 'working_set_lines' and
 	t.name = 'kernelify.l1'")
-[ -n "$ws" ] && [ "$ws" -le 8192 ] || fail "l1=8192: working set '$ws'"
+[ -n "$ws" ] && [ $((ws * 64)) -le 8192 ] ||
+	fail "l1=8192: working set '$ws' lines"
 trip=$(q "select p.value from variant_params p join variant_params t on
 	t.variant_id = p.variant_id where p.name = 'kernel.trip' and
 	t.name = 'kernelify.l1'")
-[ $((trip % 32)) -eq 0 ] && [ "$trip" -ge 256 ] || fail "trip $trip"
+# A column walk (tiled gemm's B[k][j], k inner): sized by its lines,
+# shorter than 256 iterations.
+[ $((trip % 32)) -eq 0 ] && [ "$trip" -ge 64 ] || fail "trip $trip"
 for name in kernel.loop kernel.hotness kernel.size fixed.c0; do
 	[ -n "$(q "select value from variant_params where name =
 		'$name'")" ] || fail "$name stored"

@@ -247,3 +247,31 @@ Test(filter, config_section_errors)
 			  ctx.msg);
 	}
 }
+
+Test(filter, proxy_flags_replace_the_isa)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{"-O3 -march=native", "-O3 -march=x86-64-v3"},
+		{"-O2 -march=x86-64-v4 -DX=1", "-O2 -DX=1 -march=x86-64-v3"},
+		{"-O1 -mavx512f -mavx512vl -mno-avx512bw -mtune=znver4",
+		 "-O1 -mtune=znver4 -march=x86-64-v3"},
+		{"", "-march=x86-64-v3"},
+		{"-O2 '-DS=a b'", "-O2 -DS=a\\ b -march=x86-64-v3"},
+	};
+	struct lk_strv a = LK_STRV_INIT;
+
+	for (size_t i = 0; i < LK_ARRAY_SIZE(cases); i++) {
+		char *got = lk_l1_proxy_flags(&ctx, cases[i].in);
+
+		cr_assert_str_eq(got, cases[i].out, "case %zu", i);
+		free(got);
+	}
+	/* The shell-like split reads the same words back. */
+	cr_assert_eq(lk_strv_split(&ctx, &a, cases[4].out), 0);
+	cr_assert_eq(a.n, 3);
+	cr_assert_str_eq(a.v[1], "-DS=a b");
+	lk_strv_release(&a);
+	cr_assert_null(lk_l1_proxy_flags(&ctx, "-O2 '-Dx"));
+}

@@ -175,6 +175,13 @@ Test(gen, unsupported)
 	/* A size macro is a parameter: dividing by it is not affine. */
 	parse_fails("for (i = 0; i < n / N; i++)\n  x[i] = 0;", 9,
 		    "unsupported non-affine division 'n / N'");
+	/* Texts ending in a macro call are quoted whole. */
+	parse_fails("#define SV(x) x\n"
+		    "for (i = 0; i < n * SV(m); i++)\n  x[i] = 0;", 10,
+		    "unsupported non-affine product 'n * SV(m)'");
+	parse_fails("#define LB(x, y) y\n#define MM LB(N, m)\n"
+		    "for (i = 0; i < n * MM; i++)\n  x[i] = 0;", 11,
+		    "unsupported non-affine product 'n * MM'");
 }
 
 Test(gen, unbalanced_pragma)
@@ -321,6 +328,109 @@ Test(gen, polybench_macros)
 	s = parse_ok(path);
 	umap_equal(s->stmts[0].writes, "[n] -> { S0[i, j] -> x[2i + 3j - 3] "
 		   ": 0 <= i < n and 1 <= j < n }");
+	lk_gen_scop_free(s);
+	unlink(path);
+	free(path);
+}
+
+/* A statement's text with each iterator piece as "<name>". */
+static char *stmt_text(const struct lk_gen_stmt *st)
+{
+	struct lk_buf b = LK_BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < st->npieces; i++)
+		if (st->pieces[i].text)
+			lk_buf_adds(&b, st->pieces[i].text);
+		else
+			lk_buf_addf(&b, "<%s>", st->iters.v[st->pieces[i].iter]);
+	return lk_buf_detach(&b);
+}
+
+/* Statements are printed from what the compiler sees: a macro ending a
+ * statement, a macro naming another, a statement that is a macro call,
+ * a macro naming the iterator; size macros keep their names. */
+Test(gen, statement_text_macros)
+{
+	static const char *const want[] = {
+		"s = 1.0 / (double)n;",
+		"x[<i>] = 0.0;",
+		"A[<i>][<j>] *= s + 0 * m;",
+		"A[<i>][<j>] = ((A[<i>][<j>] + x[<j>]) * 0.5);",
+		"x[<i>] += A[<i>][N - 1] / N;",
+	};
+	char *path = write_kernel(
+		"#define SCALAR_VAL(x) x\n"
+		"#define LB(x, y) y\n"
+		"#define MJ LB(N, m)\n"
+		"#define _PB_N LB(N, n)\n"
+		"#define HALF(x) ((x) * SCALAR_VAL(0.5))\n"
+		"#define ZERO(x) x = SCALAR_VAL(0.0)\n"
+		"#define AT(x) A[i][x]\n"
+		"s = SCALAR_VAL(1.0) / (double)_PB_N;\n"
+		"for (i = 0; i < _PB_N; i++) {\n"
+		"  ZERO(x[i]);\n"
+		"  for (j = 0; j < MJ; j++) {\n"
+		"    A[i][j] *= s + 0 * MJ;\n"
+		"    AT(j) = HALF(AT(j) + x[j]);\n"
+		"  }\n"
+		"  x[i] += A[i][N - 1] / N;\n"
+		"}");
+	struct lk_gen_scop *s = parse_ok(path);
+	size_t i;
+
+	cr_assert_eq(s->nstmts, 5);
+	for (i = 0; i < 5; i++) {
+		char *got = stmt_text(&s->stmts[i]);
+
+		cr_assert_str_eq(got, want[i], "statement %zu", i);
+		free(got);
+	}
+	lk_gen_scop_free(s);
+	unlink(path);
+	free(path);
+}
+
+/* A chain of assignments is split, innermost first, each statement with
+ * its own accesses. */
+Test(gen, chained_assignments)
+{
+	char *path = write_kernel("for (i = 0; i < n; i++)\n"
+				  "  x[i] = s = (A[i][0] += 2.0);");
+	struct lk_gen_scop *s = parse_ok(path);
+	static const char *const want[] = {
+		"A[<i>][0] += 2.0;", "s = A[<i>][0];", "x[<i>] = s;"};
+	size_t i;
+
+	cr_assert_eq(s->nstmts, 3);
+	for (i = 0; i < 3; i++) {
+		char *got = stmt_text(&s->stmts[i]);
+
+		cr_assert_str_eq(got, want[i], "statement %zu", i);
+		free(got);
+	}
+	umap_equal(s->stmts[1].reads, "[n] -> { S1[i] -> A[i, 0] : "
+		   "0 <= i < n }");
+	umap_equal(s->stmts[2].writes, "[n] -> { S2[i] -> x[i] : "
+		   "0 <= i < n }");
+	lk_gen_scop_free(s);
+	unlink(path);
+	free(path);
+}
+
+/* Literals pasted by a macro (PolyBench's SCALAR_VAL(x) x##f for float
+ * kernels) keep their type: a float literal stays one. */
+Test(gen, pasted_literals)
+{
+	char *path = write_kernel("#define SV(x) x##f\n"
+				  "#define UL(x) x##UL\n"
+				  "for (i = 0; i < n; i++)\n"
+				  "  x[i] = SV(1.0) * SV(2.5) + UL(3);");
+	struct lk_gen_scop *s = parse_ok(path);
+	char *got = stmt_text(&s->stmts[0]);
+
+	cr_assert_str_eq(got, "x[<i>] = 1.0f * 2.5f + 3UL;");
+	free(got);
 	lk_gen_scop_free(s);
 	unlink(path);
 	free(path);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "loopkit/env.h"
 #include "loopkit/gen.h"
 
 /* A kernel whose sizes come from main's call, in a temporary file. */
@@ -194,15 +195,19 @@ Test(kernelify, working_set_within_l1)
 		ws = fact_long(r, "working_set_bytes");
 		/* A[49][*], B[49][*], x[*]: 3 x 8 bytes a step, and s. */
 		cr_assert_eq(ws, 24 * trip + 8, "%ld bytes for %ld", ws, trip);
-		cr_assert_leq(ws, l1[i]);
-		cr_assert_gt(ws + 24 * 16, l1[i], "trip %ld is not the longest",
-			     trip);
-		cr_assert_eq(trip % 16, 0);
 		/* Rows: about one 64-byte line per 8 doubles of each, plus
 		 * the scalar's line and one straddled line per array. */
 		lines = fact_long(r, "working_set_lines");
 		cr_assert(lines * 64 >= ws && lines * 64 <= ws + 4 * 64,
 			  "%ld lines for %ld bytes", lines, ws);
+		/* The budget holds the lines, and 16 more steps (6 lines,
+		 * give or take a straddled one) would not fit. */
+		cr_assert_leq(lines * 64, l1[i]);
+		cr_assert_gt((lines + 7) * 64, l1[i],
+			     "trip %ld is not the longest", trip);
+		cr_assert_eq(trip % 16, 0);
+		cr_assert_eq(fact_long(r, "kernel.l1"), l1[i]);
+		cr_assert_str_eq(fact(r, "kernel.l1.from"), "l1=");
 		micro_free(r);
 		free(chain);
 	}
@@ -210,7 +215,8 @@ Test(kernelify, working_set_within_l1)
 	r = kernelify(TWO_LOOPS, "kernel_t(100, 50, 1.5)",
 		      "original+kernelify,l1=4096", 0, NULL);
 	cr_assert_eq(fact_long(r, "kernel.hotness"), 100);
-	cr_assert_eq(fact_long(r, "working_set_bytes"), 4096);
+	cr_assert_leq(fact_long(r, "working_set_lines") * 64, 4096);
+	cr_assert_geq(fact_long(r, "kernel.trip"), 256);
 	micro_free(r);
 }
 
@@ -226,8 +232,72 @@ Test(kernelify, column_walk_counts_a_line_per_element)
 
 	cr_assert_eq(fact_long(r, "working_set_bytes"), 8 * trip + 8);
 	cr_assert_geq(fact_long(r, "working_set_lines"), trip);
+	/* Sized by lines: the column's lines fit the budget. */
+	cr_assert_leq(fact_long(r, "working_set_lines") * 64,
+		      fact_long(r, "kernel.l1"));
 	runs(r);
 	micro_free(r);
+}
+
+Test(kernelify, column_walk_sized_by_lines)
+{
+	/* 256 steps down a column are 2 KiB of doubles but 16 KiB of
+	 * lines: at l1=8192 the window is short (64..192), not 1024
+	 * elements that bytes would allow. */
+	struct micro *r = kernelify(
+		"for (j = 0; j < m; j++)\n"
+		"\tfor (i = 0; i < n; i++)\n"
+		"\t\ty[j] = y[j] + A[i][j];",
+		"kernel_t(300, 50, 1.5)", "original+kernelify,l1=8192", 0,
+		NULL);
+	long trip = fact_long(r, "kernel.trip");
+
+	const char *decl = strstr(r->source, "static double lk_A[");
+	long rows = 0, row = 0;
+
+	cr_assert(trip >= 64 && trip < 256, "trip %ld", trip);
+	cr_assert_leq(fact_long(r, "working_set_lines") * 64, 8192);
+	cr_assert_gt((fact_long(r, "working_set_lines") + 64) * 64, 8192);
+	/* Rows padded to an odd number of lines: the walk uses every set. */
+	cr_assert(decl && sscanf(decl, "static double lk_A[%ld][%ld]", &rows,
+				 &row) == 2, "%s", r->source);
+	cr_assert_eq(row * 8 % 128, 64, "a row of %ld doubles", row);
+	runs(r);
+	micro_free(r);
+}
+
+Test(kernelify, default_budget_is_half_the_env_l1d)
+{
+	/* A fake sysfs with a 64 KiB L1D, then none: 32 KiB, then the
+	 * 32 KiB fallback's half. */
+	char dir[] = "/tmp/lk-kfy-sysXXXXXX", *idx, *cmd;
+	struct micro *r;
+
+	cr_assert(mkdtemp(dir));
+	idx = lk_asprintf("%s/sys/devices/system/cpu/cpu0/cache/index0", dir);
+	cmd = lk_asprintf("mkdir -p %s && echo 1 >%s/level && echo Data "
+			  ">%s/type && echo 64K >%s/size", idx, idx, idx, idx);
+	cr_assert_eq(system(cmd), 0);
+	setenv("LOOPKIT_SYSROOT", dir, 1);
+	cr_assert_eq(lk_env_l1d_bytes(), 65536);
+	r = kernelify(TWO_LOOPS, "kernel_t(300, 300, 1.5)",
+		      "original+kernelify", 0, NULL);
+	cr_assert_eq(fact_long(r, "kernel.l1"), 32768);
+	cr_assert_str_eq(fact(r, "kernel.l1.from"), "host L1D");
+	cr_assert_leq(fact_long(r, "working_set_lines") * 64, 32768);
+	micro_free(r);
+	free(cmd);
+	cmd = lk_asprintf("rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+	cr_assert_eq(lk_env_l1d_bytes(), 0);
+	r = kernelify(TWO_LOOPS, "kernel_t(300, 300, 1.5)",
+		      "original+kernelify", 0, NULL);
+	cr_assert_eq(fact_long(r, "kernel.l1"), 16384);
+	cr_assert_str_eq(fact(r, "kernel.l1.from"), "default L1D");
+	micro_free(r);
+	unsetenv("LOOPKIT_SYSROOT");
+	free(cmd);
+	free(idx);
 }
 
 Test(kernelify, tiled_nest)
