@@ -62,6 +62,9 @@ struct lk_gen_scop {
 	char *indent;         /* of the first statement */
 	struct lk_strv params;        /* size symbols: int parameters and
 				       * integer macros, by name */
+	struct lk_strv size_values;   /* "NAME=VALUE" the user gave (gen
+				       * --param): kernelify's sizes before
+				       * what a call passes */
 	struct lk_gen_stmt *stmts;
 	size_t nstmts;
 	isl_set *context;     /* the parameters' universe */

@@ -25,7 +25,7 @@ static const char usage[] =
 
 struct gen_args {
 	const char *config, *out_dir, *verify_define;
-	struct lk_strv transforms, defines, includes;
+	struct lk_strv transforms, defines, includes, params;
 	long jobs;
 	int print, no_verify, no_build, list, quiet, retry_failed;
 };
@@ -173,6 +173,8 @@ static int gen_file(struct lk_ctx *ctx, const char *kernel,
 	ret = lk_gen_scop_parse(ctx, kernel, &cflags, &scop);
 	if (ret)
 		exit_code = lk_cli_fail(ctx);
+	for (i = 0; !ret && i < a->params.n; i++)
+		lk_strv_push(&scop->size_values, a->params.v[i]);
 	for (i = 0; !ret && i < n; i++) {
 		struct lk_ctx one;
 
@@ -259,6 +261,23 @@ static int gen_campaign(struct lk_ctx *ctx, const struct gen_args *a)
 	return ret;
 }
 
+/* Every --param is NAME=INTEGER: 0, else the usage error's exit. */
+static int check_params(const struct lk_strv *params)
+{
+	size_t i;
+
+	for (i = 0; i < params->n; i++) {
+		const char *eq = strchr(params->v[i], '=');
+		long v;
+
+		if (!eq || eq == params->v[i] || lk_parse_long(eq + 1, &v))
+			return lk_cli_usage_error("gen", "--param expects "
+						  "NAME=INTEGER, not '%s'",
+						  params->v[i]);
+	}
+	return 0;
+}
+
 int cmd_gen(int argc, char **argv)
 {
 	struct gen_args a = {.verify_define = "MINI_DATASET"};
@@ -271,6 +290,9 @@ int cmd_gen(int argc, char **argv)
 		 "define a macro for parsing and verifying"},
 		{'I', "include", LK_OPT_LIST, &a.includes, "DIR",
 		 "add an include directory"},
+		{0, "param", LK_OPT_LIST, &a.params, "NAME=N",
+		 "a size symbol's value for kernelify (a kernel without "
+		 "main, or to override what main passes)"},
 		{'o', "output", LK_OPT_STRING, &a.out_dir, "DIR",
 		 "write the files here (with -c: the campaign directory)"},
 		{0, "print", LK_OPT_BOOL, &a.print, NULL,
@@ -306,6 +328,10 @@ int cmd_gen(int argc, char **argv)
 					 "-c CAMPAIGN.yaml");
 	else if (!a.config && a.list)
 		ret = lk_cli_usage_error("gen", "--list needs -c");
+	else if (a.config && a.params.n)
+		ret = lk_cli_usage_error("gen", "--param is for one KERNEL.c");
+	else if ((ret = check_params(&a.params)))
+		;
 	else if (a.config)
 		ret = gen_campaign(&ctx, &a) ? lk_cli_fail(&ctx) : 0;
 	else
@@ -313,5 +339,6 @@ int cmd_gen(int argc, char **argv)
 	lk_strv_release(&a.transforms);
 	lk_strv_release(&a.defines);
 	lk_strv_release(&a.includes);
+	lk_strv_release(&a.params);
 	return ret;
 }

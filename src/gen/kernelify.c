@@ -81,6 +81,25 @@ isl_map *kfy_fix_sizes(struct kfy *k, isl_map *m)
 
 /* ---- The size symbols. ---- */
 
+/* The value the user gave name (gen --param NAME=VALUE): 1 and *v. */
+static int given_size(const struct lk_gen_scop *s, const char *name,
+		      long long *v)
+{
+	size_t i, len = strlen(name);
+
+	for (i = s->size_values.n; i-- > 0;) {
+		const char *kv = s->size_values.v[i];
+		long val;
+
+		if (!strncmp(kv, name, len) && kv[len] == '=' &&
+		    !lk_parse_long(kv + len + 1, &val)) {
+			*v = val;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static int read_sizes(struct kfy *k, const char *size)
 {
 	struct lk_gen_scop *s = k->s;
@@ -98,15 +117,22 @@ static int read_sizes(struct kfy *k, const char *size)
 	for (i = 0; !ret && i < s->params.n; i++) {
 		const struct kfy_var *v = kfy_decl_find(&k->decls,
 							s->params.v[i]);
+		long long val = 0;
 
-		if (!v || !v->known || v->is_float)
-			ret = lk_error(k->ctx, LK_EINPUT, "kernelify: no value "
-				       "for the size symbol '%s' at %s (not "
-				       "an argument of a call of %s)",
-				       s->params.v[i], define, s->function);
+		if (given_size(s, s->params.v[i], &val))
+			;
+		else if (v && v->known && !v->is_float)
+			val = v->ival;
 		else
+			ret = lk_error(k->ctx, LK_EINPUT, "kernelify: no value "
+				       "for the size symbol '%s' at %s: no "
+				       "call of %s passes it a constant; "
+				       "give it with --param %s=VALUE",
+				       s->params.v[i], define, s->function,
+				       s->params.v[i]);
+		if (!ret)
 			lk_buf_addf(&b, "%s%s = %lld", i ? " and " : "",
-				    s->params.v[i], v->ival);
+				    s->params.v[i], val);
 	}
 	lk_buf_adds(&b, " }");
 	if (!ret)

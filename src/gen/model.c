@@ -329,6 +329,7 @@ void lk_gen_scop_free(struct lk_gen_scop *s)
 	lk_strv_release(&s->cflags);
 	free(s->indent);
 	lk_strv_release(&s->params);
+	lk_strv_release(&s->size_values);
 	free(s);
 }
 
