@@ -89,6 +89,9 @@ struct lk_l1_verdict {
 	double read_ratio;     /* the same for reads, -1 if unknown */
 	char *reason;          /* always set, owned */
 	int ran_valgrind;
+	int valgrind_sigill;   /* unknown because valgrind could not run an
+				  instruction of the binary (AVX-512 code
+				  outside the kernel): a proxy can judge */
 };
 
 /* The ISA of the proxy build of an AVX-512 variant. */

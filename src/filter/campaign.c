@@ -45,17 +45,35 @@ static void store_verdict(struct judging *j, size_t i,
 		j->store_failed = 1;
 }
 
+static void need_proxy(struct lk_ctx *ctx, struct judging *j, size_t i);
+
+static int check_one(struct lk_ctx *ctx, struct judging *j, size_t i,
+		     struct lk_l1_verdict *v)
+{
+	return lk_l1_check(ctx, j->v[i].binary, j->set, j->v[i].params,
+			   j->v[i].nparams,
+			   j->proxies[i].needed ? &j->proxies[i].p : NULL, v);
+}
+
 static void judge_one(void *arg, size_t k)
 {
 	struct judging *j = arg;
 	size_t i = j->todo[k];
+	struct proxy *pr = &j->proxies[i];
 	struct lk_l1_verdict v;
 	struct lk_ctx ctx;
+	int ret;
 
 	lk_ctx_init(&ctx);
-	if (lk_l1_check(&ctx, j->v[i].binary, j->set, j->v[i].params,
-			j->v[i].nparams,
-			j->proxies[i].needed ? &j->proxies[i].p : NULL, &v)) {
+	ret = check_one(&ctx, j, i, &v);
+	/* valgrind died on AVX-512 code outside the kernel (main's loops
+	 * at -march=native): judge the x86-64-v3 build instead. */
+	if (!ret && v.valgrind_sigill && !pr->needed) {
+		lk_l1_verdict_release(&v);
+		need_proxy(&ctx, j, i);
+		ret = check_one(&ctx, j, i, &v);
+	}
+	if (ret) {
 		/* No kernel to look at is no pass either. */
 		v.verdict = "unknown";
 		v.source = "decoder";
@@ -120,22 +138,30 @@ static void build_proxy(struct lk_ctx *ctx, struct judging *j, size_t i,
 	free((void *)spec.defines);
 }
 
+/* Variant i is judged on its proxy: built now (or why not). */
+static void need_proxy(struct lk_ctx *ctx, struct judging *j, size_t i)
+{
+	struct proxy *pr = &j->proxies[i];
+
+	pr->needed = 1;
+	build_proxy(ctx, j, i, pr);
+	lk_ctx_clear(ctx);
+	pr->p = (struct lk_l1_proxy){pr->binary, LK_L1_PROXY_ISA, pr->flags,
+				     "cachegrind-" LK_L1_PROXY_ISA, pr->why};
+}
+
 /* Decode todo[k]'s kernel; AVX-512 gets its proxy built. */
 static void prepare_one(void *arg, size_t k)
 {
 	struct judging *j = arg;
 	size_t i = j->todo[k];
-	struct proxy *pr = &j->proxies[i];
 	struct lk_ctx ctx;
 
 	lk_ctx_init(&ctx);
 	if (lk_l1_avx512(&ctx, j->v[i].binary) != 1)
 		return; /* judge_one says why a kernel cannot be decoded */
 	lk_ctx_clear(&ctx);
-	pr->needed = 1;
-	build_proxy(&ctx, j, i, pr);
-	pr->p = (struct lk_l1_proxy){pr->binary, LK_L1_PROXY_ISA, pr->flags,
-				     "cachegrind-" LK_L1_PROXY_ISA, pr->why};
+	need_proxy(&ctx, j, i);
 }
 
 static void proxies_free(struct proxy *p, size_t n)

@@ -5,6 +5,7 @@
  * or not at all; any other code by cachegrind with two numbers of
  * kernel calls, differenced.
  */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -172,7 +173,7 @@ static char *telling_line(const char *text)
 static int cachegrind(struct lk_ctx *ctx, const char *binary,
 		      const char *fn, const struct lk_l1_settings *set,
 		      long calls, const char *out_path,
-		      struct lk_cg_counts *c, char **why)
+		      struct lk_cg_counts *c, char **why, int *sigill)
 {
 	struct lk_strv argv = LK_STRV_INIT, env = LK_STRV_INIT;
 	struct lk_proc_opts o = {0};
@@ -208,6 +209,9 @@ static int cachegrind(struct lk_ctx *ctx, const char *binary,
 
 		*why = lk_asprintf("valgrind %s%s%s", how, *line ? ": " : "",
 				   line);
+		*sigill = (r.signaled && r.signal == SIGILL) ||
+			  (r.err && (strstr(r.err, "unhandled instruction") ||
+				     strstr(r.err, "SIGILL")));
 		free(how);
 		free(line);
 		ret = 1;
@@ -279,7 +283,7 @@ static int judge_by_cachegrind(struct lk_ctx *ctx, const char *binary,
 		paths[i] = lk_asprintf("%s/cg.%d.out", tmp, i);
 	for (i = 0; !ret && i < 2; i++)
 		ret = cachegrind(ctx, binary, cfg->fn.name, set, set->calls[i],
-				 paths[i], &c[i], &why);
+				 paths[i], &c[i], &why, &v->valgrind_sigill);
 	if (ret > 0) {
 		set_verdict(v, "unknown", "cachegrind", lk_asprintf(
 			"%s%s", why, fma >= 0 ? " (the kernel has FMA code, "
@@ -390,7 +394,7 @@ static int judge_by_proxy(struct lk_ctx *ctx, const struct lk_insn *evex,
 {
 	struct lk_cfg cfg;
 	long pevex, pfma;
-	char *reason;
+	char *reason, *what;
 	int ret = decode(ctx, proxy->binary, &cfg, &pevex, &pfma);
 
 	if (ret) {
@@ -410,13 +414,17 @@ static int judge_by_proxy(struct lk_ctx *ctx, const struct lk_insn *evex,
 	lk_cfg_release(&cfg);
 	if (ret)
 		return ret;
-	reason = lk_asprintf("AVX-512 code (%s at 0x%llx) judged by its %s "
-			     "build%s%s%s: %s", evex->att,
-			     (unsigned long long)evex->addr, proxy->name,
-			     proxy->flags ? " ('" : "",
+	/* evex NULL: the kernel has none, valgrind died elsewhere. */
+	what = evex ? lk_asprintf("AVX-512 code (%s at 0x%llx)", evex->att,
+				  (unsigned long long)evex->addr)
+		    : lk_strdup("a binary valgrind cannot run (SIGILL outside "
+				"the kernel)");
+	reason = lk_asprintf("%s judged by its %s build%s%s%s: %s", what,
+			     proxy->name, proxy->flags ? " ('" : "",
 			     proxy->flags ? proxy->flags : "",
 			     proxy->flags ? "')" : "", v->reason);
 	set_verdict(v, v->verdict, proxy->source, reason);
+	free(what);
 	return 0;
 }
 
@@ -437,6 +445,29 @@ int lk_l1_check(struct lk_ctx *ctx, const char *binary,
 		return ret;
 	if (evex < 0) {
 		ret = judge_by_cachegrind(ctx, binary, &cfg, fma, set, out);
+		if (!ret && out->valgrind_sigill && proxy && proxy->binary) {
+			lk_l1_verdict_release(out);
+			memset(out, 0, sizeof(*out));
+			out->read_ratio = -1;
+			ret = judge_by_proxy(ctx, NULL, proxy, set, out, &why);
+			if (ret == 1) { /* the proxy cannot judge either */
+				set_verdict(out, "unknown", "cachegrind",
+					    lk_asprintf("valgrind cannot run "
+							"this binary (SIGILL "
+							"outside the kernel), "
+							"and %s", why));
+				out->valgrind_sigill = 1;
+				ret = 0;
+			}
+		} else if (!ret && out->valgrind_sigill) {
+			char *hint = lk_asprintf(
+				"%s; valgrind cannot run this build: filter "
+				"the campaign (-c), which judges an %s build "
+				"of the same source, or give --proxy",
+				out->reason, LK_L1_PROXY_ISA);
+
+			set_verdict(out, out->verdict, out->source, hint);
+		}
 	} else if (proxy && proxy->binary) {
 		ret = judge_by_proxy(ctx, &cfg.insns[evex], proxy, set, out,
 				     &why);

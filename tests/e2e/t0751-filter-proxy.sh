@@ -93,3 +93,38 @@ check "the old working-set pass is gone" test "$(q "select count(*) from
 	verdicts where source = 'generator' or (verdict = 'pass' and
 	variant_id in (select variant_id from variant_params where name = 'N'
 	and value = '200000'))")" = 0
+
+# AVX-512 code outside the kernel (main's, as -march=native gives it):
+# valgrind dies on it with SIGILL. One binary: unknown, saying what to
+# do; with --proxy, or in a campaign, judged on the x86-64-v3 build.
+src=tests/data/filter/avx512-main.c
+build mainevex -O1 -mavx512f -DN=200000
+build mainproxy -O1 -march=x86-64-v3 -DN=200000
+# shellcheck disable=SC2086
+"$LOOPKIT" filter $geometry "$TMPD/mainevex" >"$TMPD/sigill" ||
+	fail "filter mainevex"
+grep -q "unknown (cachegrind): valgrind .*filter the campaign (-c).*--proxy" \
+	"$TMPD/sigill" || fail "SIGILL without a proxy: $(cat "$TMPD/sigill")"
+# shellcheck disable=SC2086
+"$LOOPKIT" filter $geometry --proxy "$TMPD/mainproxy" "$TMPD/mainevex" \
+	>"$TMPD/sigill2" || fail "filter --proxy mainevex"
+grep -q "exclude (cachegrind-proxy): a binary valgrind cannot run (SIGILL \
+outside the kernel) judged by its --proxy build" "$TMPD/sigill2" ||
+	fail "SIGILL with --proxy: $(cat "$TMPD/sigill2")"
+cp "$src" "$TMPD/"
+sed 's/avx512\.c/avx512-main.c/; s/^name: filter-proxy/name: filter-sigill/' \
+	"$TMPD/c.yaml" >"$TMPD/m.yaml"
+mstore=$TMPD/m
+"$LOOPKIT" run -q -c "$TMPD/m.yaml" -o "$mstore" >/dev/null 2>&1
+"$LOOPKIT" filter -q -c "$TMPD/m.yaml" -o "$mstore" >"$TMPD/mcamp" 2>&1 ||
+	fail "filter -c m: $(cat "$TMPD/mcamp")"
+mrows=$(sqlite3 "$mstore/store.db" "select v.flagset, p.value, r.verdict,
+	r.source from verdicts r join variants v on v.id = r.variant_id
+	join variant_params p on p.variant_id = v.id and p.name = 'N'
+	order by v.id")
+echo "$mrows"
+for want in "avx512|1000|pass|cachegrind-x86-64-v3" \
+	"avx512|200000|exclude|cachegrind-x86-64-v3"; do
+	echo "$mrows" | grep -qx "$want" || fail "expected $want"
+done
+exit 0
