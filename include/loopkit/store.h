@@ -97,6 +97,11 @@ LK_KEEP const char *lk_variant_source_name(const char *source,
 					   size_t nparams);
 /* Whether 'loopkit gen' made the variant (see lk_variant_name). */
 int lk_variant_generated(const struct lk_param *params, size_t nparams);
+/* Whether the generator parameter called name is a fact kernelify
+ * records about a micro-kernel (working_set_bytes, working_set_lines,
+ * kernel.*, fixed.*): it describes a variant, no one chose it, so the
+ * report does not group by it unless asked. */
+int lk_variant_fact(const char *name);
 /* The value of the first parameter called name, NULL when none. */
 LK_KEEP const char *lk_variant_param(const struct lk_param *params,
 				     size_t nparams, const char *name);

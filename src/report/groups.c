@@ -151,6 +151,22 @@ static int unknown_key(struct lk_ctx *ctx, const struct lk_report *r,
 	return ret;
 }
 
+/* Whether key is a fact a generated variant of the campaign records
+ * about its micro-kernel (a user's own axis of that name is not). */
+static int generator_fact(const struct lk_report *r, const char *key)
+{
+	size_t i;
+
+	if (!lk_variant_fact(key))
+		return 0;
+	for (i = 0; i < r->nvariants; i++)
+		if (*report_key_value(r, &r->variants[i], key) &&
+		    !lk_variant_generated(r->variants[i].params,
+					  r->variants[i].nparams))
+			return 0;
+	return 1;
+}
+
 /* Whether a chosen key has key's value in every variant: the same
  * groups (a generated variant's source is named by its kernel). */
 static int repeats_group(const struct lk_report *r, const char *key)
@@ -190,7 +206,8 @@ int report_choose_groups(struct lk_ctx *ctx, struct lk_report *r,
 		struct lk_strv values = LK_STRV_INIT;
 
 		key_values(r, key, &values);
-		if (values.n >= 2 && !repeats_group(r, key))
+		if (values.n >= 2 && !repeats_group(r, key) &&
+		    !generator_fact(r, key))
 			lk_strv_push(&r->group_by, key);
 		lk_strv_release(&values);
 	}

@@ -36,6 +36,13 @@ int lk_variant_generated(const struct lk_param *params, size_t nparams)
 	return kernel && *kernel && chain && *chain;
 }
 
+int lk_variant_fact(const char *name)
+{
+	return !strcmp(name, "working_set_bytes") ||
+	       !strcmp(name, "working_set_lines") ||
+	       !strncmp(name, "kernel.", 7) || !strncmp(name, "fixed.", 6);
+}
+
 const char *lk_variant_source_name(const char *source,
 				   const struct lk_param *params,
 				   size_t nparams)
