@@ -90,31 +90,6 @@ static void read_function(struct decl_walk *dw, CXCursor fn)
 	clang_visitChildren(fn, locals, dw);
 }
 
-struct kids {
-	CXCursor *out;
-	size_t n, max;
-};
-
-static enum CXChildVisitResult collect_kid(CXCursor c, CXCursor parent,
-					   CXClientData data)
-{
-	struct kids *k = data;
-
-	(void)parent;
-	if (k->n < k->max)
-		k->out[k->n] = c;
-	k->n++;
-	return CXChildVisit_Continue;
-}
-
-static size_t children(CXCursor c, CXCursor *out, size_t max)
-{
-	struct kids k = {out, 0, max};
-
-	clang_visitChildren(c, collect_kid, &k);
-	return k.n;
-}
-
 /*
  * An argument's value: a constant expression, or a local variable
  * initialised with one (PolyBench's 'int n = N;' before the call; a
@@ -123,13 +98,11 @@ static size_t children(CXCursor c, CXCursor *out, size_t max)
 static CXEvalResult eval_arg(CXCursor arg)
 {
 	CXEvalResult e = clang_Cursor_Evaluate(arg);
-	CXCursor kid[2], ref;
+	CXCursor ref;
 
 	if (e)
 		return e;
-	while (clang_getCursorKind(arg) == CXCursor_UnexposedExpr &&
-	       children(arg, kid, 2) == 1)
-		arg = kid[0];
+	arg = gen_strip(arg);
 	if (clang_getCursorKind(arg) != CXCursor_DeclRefExpr)
 		return NULL;
 	ref = clang_getCursorReferenced(arg);
