@@ -34,7 +34,8 @@ RT_CFLAGS  := $(CSTD) -O2 -g -fPIC $(WARN) -Irt -D_GNU_SOURCE
 
 LIB_SRC    := $(sort $(wildcard src/core/*.c src/config/*.c src/store/*.c \
 		src/measure/*.c src/memprof/*.c src/bb/*.c src/predict/*.c \
-		src/filter/*.c src/report/*.c src/gen/*.c))
+		src/filter/*.c src/report/*.c src/gen/*.c \
+		src/stats/*.c src/plot/*.c))
 # Scanners and grammars (flex, bison), generated into $(O).
 LEX_SRC    := $(sort $(wildcard src/*/*.l))
 YACC_SRC   := $(sort $(wildcard src/*/*.y))

@@ -10,6 +10,7 @@
 
 #include "config.h"
 #include "core.h"
+#include "stats.h"
 #include "store.h"
 
 /* ---- The runtime protocol, parsed. ---- */
@@ -66,20 +67,7 @@ const char *lk_rt_info(const struct lk_rt_output *out, const char *key);
 
 /* ---- Reduction. ---- */
 
-/* Quantile q in [0,1] of sorted values (linear interpolation). */
-double lk_quantile_sorted(const double *v, size_t n, double q);
-/* Sort a copy and take the quantile. */
-double lk_quantile(const double *v, size_t n, double q);
-double lk_mean(const double *v, size_t n);
-
-/*
- * The X/T/R rule's test on one attempt: drop the largest and smallest
- * value, mean of the rest; stable when every kept value is within tol
- * (a fraction) of that mean. *max_dev gets the largest relative
- * deviation among the kept values. n < 3 keeps everything.
- */
-int lk_trimmed_mean(const double *v, size_t n, double tol, double *mean,
-		    double *max_dev);
+/* Quantiles, means, the trimmed mean: loopkit/stats.h. */
 
 /* Reduce with the method's reducer (min, median, mean, pNN); for
  * LK_REDUCE_TRIMMED the plain trimmed mean. */

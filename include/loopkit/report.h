@@ -14,48 +14,9 @@
 
 #include "config.h"
 #include "core.h"
+#include "stats.h"
 
 struct lk_store;
-
-/* ---- Statistics. ---- */
-
-/*
- * The p-quantile (0 <= p <= 1) of n sorted values, interpolated linearly
- * between order statistics: sorted[h] + (h - floor h)(sorted[h+1] -
- * sorted[h]) with h = (n - 1) p (Hyndman and Fan's type 7, R's and
- * NumPy's default, Python's statistics.quantiles(method='inclusive')).
- * NaN when n is 0.
- */
-double lk_stat_quantile(const double *sorted, size_t n, double p);
-
-/*
- * Kendall's tau-b of the pairs (x[i], y[i]): (concordant - discordant) /
- * sqrt((n0 - tx)(n0 - ty)), n0 = n(n-1)/2, tx (ty) the pairs tied in x
- * (in y); a pair tied in x or y is neither concordant nor discordant.
- * O(n log n) (Knight's algorithm). NaN when n < 2 or when every x or
- * every y is equal. Values must not be NaN.
- */
-double lk_stat_kendall_tau_b(const double *x, const double *y, size_t n);
-
-/* How far predictions are from measurements; NaN where undefined. */
-struct lk_err_stats {
-	size_t n;            /* pairs compared */
-	double mape;         /* mean |relative error| x 100 (percent) */
-	double mean;         /* mean signed relative error (fraction) */
-	double q1, median, q3;             /* of the signed relative error */
-	double abs_q1, abs_median, abs_q3; /* of its absolute value */
-	double rmse;         /* sqrt(mean (pred - meas)^2), measured unit */
-	double tau_b;        /* Kendall's tau-b of pred against meas */
-};
-
-/*
- * Statistics of n predictions against n measurements. The relative error
- * is (pred - meas) / meas; every meas must be > 0 and every value finite
- * (LK_BUG otherwise: the report filters them first). n = 0 gives n 0 and
- * NaN everywhere.
- */
-void lk_err_stats_compute(const double *pred, const double *meas, size_t n,
-			  struct lk_err_stats *st);
 
 /* ---- The report's model: what the tables and plots show. ---- */
 

@@ -435,51 +435,6 @@ Test(protocol, failed_parse_can_be_released)
 
 TestSuite(reduce, .init = setup);
 
-Test(reduce, quantile_sorted_interpolates)
-{
-	static const double v[] = {1, 2, 3, 4};
-
-	cr_assert_float_eq(lk_quantile_sorted(v, 4, 0), 1, 1e-12);
-	cr_assert_float_eq(lk_quantile_sorted(v, 4, 1), 4, 1e-12);
-	cr_assert_float_eq(lk_quantile_sorted(v, 4, 0.5), 2.5, 1e-12);
-	cr_assert_float_eq(lk_quantile_sorted(v, 4, 0.25), 1.75, 1e-12);
-	cr_assert_float_eq(lk_quantile_sorted(v, 4, 1.0 / 3), 2, 1e-12);
-	cr_assert_float_eq(lk_quantile_sorted(v, 4, 0.9), 3.7, 1e-12);
-}
-
-Test(reduce, quantile_sorted_clamps_q_and_handles_tiny_n)
-{
-	static const double v[] = {10, 20, 40};
-	static const double one[] = {7};
-
-	cr_assert_float_eq(lk_quantile_sorted(v, 3, -0.5), 10, 1e-12);
-	cr_assert_float_eq(lk_quantile_sorted(v, 3, 1.5), 40, 1e-12);
-	cr_assert_float_eq(lk_quantile_sorted(v, 3, 0.75), 30, 1e-12);
-	cr_assert_float_eq(lk_quantile_sorted(one, 1, 0.5), 7, 1e-12);
-	cr_assert(isnan(lk_quantile_sorted(v, 0, 0.5)));
-}
-
-Test(reduce, quantile_sorts_a_copy)
-{
-	double v[] = {4, 1, 3, 2, 5};
-
-	cr_assert_float_eq(lk_quantile(v, 5, 0.5), 3, 1e-12);
-	cr_assert_float_eq(lk_quantile(v, 5, 0), 1, 1e-12);
-	cr_assert_float_eq(lk_quantile(v, 5, 0.125), 1.5, 1e-12);
-	cr_assert_float_eq(v[0], 4, 0, "the input was reordered");
-	cr_assert_float_eq(v[1], 1, 0, "the input was reordered");
-	cr_assert(isnan(lk_quantile(v, 0, 0.5)));
-}
-
-Test(reduce, mean)
-{
-	static const double v[] = {1, 2, 3, 4.5};
-
-	cr_assert_float_eq(lk_mean(v, 4), 2.625, 1e-12);
-	cr_assert_float_eq(lk_mean(v, 1), 1, 1e-12);
-	cr_assert(isnan(lk_mean(v, 0)));
-}
-
 static double reduce_with(enum lk_reducer reducer, double percentile,
 			  const double *v, size_t n)
 {
@@ -530,80 +485,6 @@ Test(reduce, trimmed_reducer_differs_from_mean)
 			   1e-12);
 	cr_assert_float_eq(reduce_with(LK_REDUCE_MEAN, 0, v, 4), 258.25,
 			   1e-12);
-}
-
-Test(reduce, trimmed_mean_drops_exactly_one_max_and_one_min)
-{
-	/* Dropping every copy of the extremes would give 4. */
-	static const double v[] = {9, 1, 4, 1, 9};
-	double mean, dev;
-
-	lk_trimmed_mean(v, 5, 1, &mean, &dev);
-	cr_assert_float_eq(mean, 14.0 / 3, 1e-12);
-	cr_assert_float_eq(dev, (9 - 14.0 / 3) / (14.0 / 3), 1e-12);
-}
-
-Test(reduce, trimmed_mean_stable_within_tolerance)
-{
-	/* The outliers 50 and 1 are dropped; the rest is within 1 %. */
-	static const double v[] = {10, 50, 10.1, 1, 9.9};
-	double mean, dev;
-
-	cr_assert(lk_trimmed_mean(v, 5, 0.02, &mean, &dev));
-	cr_assert_float_eq(mean, 10, 1e-12);
-	cr_assert_float_eq(dev, 0.01, 1e-12);
-}
-
-Test(reduce, trimmed_mean_unstable_beyond_tolerance)
-{
-	static const double v[] = {10, 50, 10.1, 1, 9.9};
-	double mean, dev;
-
-	cr_assert_not(lk_trimmed_mean(v, 5, 0.005, &mean, &dev));
-	cr_assert_float_eq(dev, 0.01, 1e-12);
-}
-
-Test(reduce, trimmed_mean_tolerance_is_inclusive)
-{
-	static const double v[] = {8, 10, 12};
-	double mean, dev;
-
-	/* Keeps only 10: no deviation at all. */
-	cr_assert(lk_trimmed_mean(v, 3, 0, &mean, &dev));
-	cr_assert_float_eq(mean, 10, 1e-12);
-	cr_assert_float_eq(dev, 0, 1e-12);
-}
-
-Test(reduce, trimmed_mean_below_three_keeps_everything)
-{
-	static const double two[] = {10, 12};
-	double mean, dev;
-
-	cr_assert(lk_trimmed_mean(two, 2, 0.1, &mean, &dev));
-	cr_assert_float_eq(mean, 11, 1e-12);
-	cr_assert_float_eq(dev, 1.0 / 11, 1e-12);
-	cr_assert_not(lk_trimmed_mean(two, 2, 0.05, &mean, &dev));
-	cr_assert(lk_trimmed_mean(two, 1, 0, &mean, &dev));
-	cr_assert_float_eq(mean, 10, 1e-12);
-	cr_assert_float_eq(dev, 0, 1e-12);
-}
-
-Test(reduce, trimmed_mean_of_nothing_is_not_stable)
-{
-	double mean = 0, dev = 1;
-
-	cr_assert_not(lk_trimmed_mean(NULL, 0, 1, &mean, &dev));
-	cr_assert(isnan(mean));
-	cr_assert_float_eq(dev, 0, 1e-12);
-}
-
-Test(reduce, trimmed_mean_of_zeros_is_stable)
-{
-	static const double v[] = {0, 0, 0, 0};
-	double mean, dev;
-
-	cr_assert(lk_trimmed_mean(v, 4, 0.01, &mean, &dev));
-	cr_assert_float_eq(mean, 0, 1e-12);
 }
 
 /* ---- calibration ----------------------------------------------------- */

@@ -1,40 +1,11 @@
 /*
- * Error statistics of predictions against measurements: quantiles,
- * MAPE, RMSE and Kendall's tau-b (Knight's O(n log n) algorithm, the
- * one SciPy uses).
+ * Kendall's tau-b (Knight's O(n log n) algorithm, the one SciPy uses).
  */
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "loopkit/report.h"
-
-double lk_stat_quantile(const double *sorted, size_t n, double p)
-{
-	double h, lo;
-	size_t i;
-
-	if (!n)
-		return NAN;
-	if (p <= 0)
-		return sorted[0];
-	if (p >= 1)
-		return sorted[n - 1];
-	h = (double)(n - 1) * p;
-	lo = floor(h);
-	i = (size_t)lo;
-	if (i + 1 >= n)
-		return sorted[n - 1];
-	return sorted[i] + (h - lo) * (sorted[i + 1] - sorted[i]);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
+#include "loopkit/stats.h"
 
 struct xy {
 	double x, y;
@@ -140,52 +111,4 @@ double lk_stat_kendall_tau_b(const double *x, const double *y, size_t n)
 	tau = (n0 - tx - ty + txy - 2 * swaps) / sqrt((n0 - tx) * (n0 - ty));
 	/* Rounding must not push a perfect agreement past 1. */
 	return fmax(-1.0, fmin(1.0, tau));
-}
-
-static void stats_nan(struct lk_err_stats *st, size_t n)
-{
-	st->n = n;
-	st->mape = st->mean = st->rmse = st->tau_b = NAN;
-	st->q1 = st->median = st->q3 = NAN;
-	st->abs_q1 = st->abs_median = st->abs_q3 = NAN;
-}
-
-void lk_err_stats_compute(const double *pred, const double *meas, size_t n,
-			  struct lk_err_stats *st)
-{
-	double *rel, *abs_rel, sum_abs = 0, sum = 0, sum_sq = 0;
-	size_t i;
-
-	stats_nan(st, n);
-	if (!n)
-		return;
-	rel = lk_malloc(n * sizeof(*rel));
-	abs_rel = lk_malloc(n * sizeof(*abs_rel));
-	for (i = 0; i < n; i++) {
-		double d = pred[i] - meas[i];
-
-		if (!(meas[i] > 0) || !isfinite(meas[i]) ||
-		    !isfinite(pred[i]))
-			LK_BUG("error statistics of a non-positive or "
-			       "non-finite figure");
-		rel[i] = d / meas[i];
-		abs_rel[i] = fabs(rel[i]);
-		sum += rel[i];
-		sum_abs += abs_rel[i];
-		sum_sq += d * d;
-	}
-	st->mape = 100 * sum_abs / (double)n;
-	st->mean = sum / (double)n;
-	st->rmse = sqrt(sum_sq / (double)n);
-	st->tau_b = lk_stat_kendall_tau_b(pred, meas, n);
-	qsort(rel, n, sizeof(*rel), cmp_double);
-	qsort(abs_rel, n, sizeof(*abs_rel), cmp_double);
-	st->q1 = lk_stat_quantile(rel, n, 0.25);
-	st->median = lk_stat_quantile(rel, n, 0.5);
-	st->q3 = lk_stat_quantile(rel, n, 0.75);
-	st->abs_q1 = lk_stat_quantile(abs_rel, n, 0.25);
-	st->abs_median = lk_stat_quantile(abs_rel, n, 0.5);
-	st->abs_q3 = lk_stat_quantile(abs_rel, n, 0.75);
-	free(rel);
-	free(abs_rel);
 }
