@@ -1,12 +1,14 @@
 /*
  * The report as one self-contained HTML page: inline CSS and SVG, no
- * script, no external resource. Every name from the store goes through
- * report_add_html.
+ * script, no external resource; the page shell, escaping and cells come
+ * from the plot layer (loopkit/plot.h). Every name from the store goes
+ * through lk_html_add_text.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "loopkit/plot.h"
 #include "report-int.h"
 
 static const char css[] =
@@ -32,57 +34,15 @@ static const char css[] =
 	"code{font-size:12px}"
 	"dl{font-size:13px}dt{font-weight:600}dd{margin:0 0 6px 18px}";
 
-void report_add_html(struct lk_buf *b, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': lk_buf_adds(b, "&amp;"); break;
-		case '<': lk_buf_adds(b, "&lt;"); break;
-		case '>': lk_buf_adds(b, "&gt;"); break;
-		case '"': lk_buf_adds(b, "&quot;"); break;
-		case '\'': lk_buf_adds(b, "&#39;"); break;
-		default: lk_buf_addch(b, *s);
-		}
-	}
-}
-
-static void tag_text(struct lk_buf *b, const char *tag, const char *cls,
-		     const char *text)
-{
-	lk_buf_addf(b, "<%s%s%s%s>", tag, cls ? " class=\"" : "",
-		    cls ? cls : "", cls ? "\"" : "");
-	report_add_html(b, text);
-	lk_buf_addf(b, "</%s>", tag);
-}
-
-static void td_count(struct lk_buf *b, long n)
-{
-	if (n < 0)
-		lk_buf_adds(b, "<td></td>");
-	else
-		lk_buf_addf(b, "<td>%ld</td>", n);
-}
-
-static void td_num(struct lk_buf *b, const char *fmt, double v)
-{
-	if (!isfinite(v)) {
-		lk_buf_adds(b, "<td>&ndash;</td>");
-		return;
-	}
-	lk_buf_adds(b, "<td>");
-	lk_buf_addf(b, fmt, v);
-	lk_buf_adds(b, "</td>");
-}
-
 /* A measured-unit figure: whole numbers from 100 on, else 4 digits. */
 static void td_plain(struct lk_buf *b, double v)
 {
 	double a = fabs(v);
 
 	if (isfinite(v) && a >= 100 && a < 1e12)
-		td_num(b, "%.0f", v);
+		lk_html_td_num(b, "%.0f", v);
 	else
-		td_num(b, "%.4g", v);
+		lk_html_td_num(b, "%.4g", v);
 }
 
 /* "-30.0 % [-35.0, -20.0]", in percent. */
@@ -123,10 +83,10 @@ static void stat_header(struct lk_buf *b, const char *first)
 
 static void basis_label(struct lk_buf *b, const struct lk_report_basis *x)
 {
-	report_add_html(b, x->metric);
+	lk_html_add_text(b, x->metric);
 	if (*x->sources) {
 		lk_buf_adds(b, " (");
-		report_add_html(b, x->sources);
+		lk_html_add_text(b, x->sources);
 		lk_buf_adds(b, ")");
 	}
 }
@@ -138,21 +98,21 @@ static void stat_row(struct lk_buf *b, const struct lk_report *r,
 
 	lk_buf_adds(b, "<tr>");
 	if (with_group)
-		tag_text(b, "td", "t", row->value);
-	tag_text(b, "td", "t", r->analyzers[row->analyzer].label);
-	td_count(b, row->variants);
-	td_count(b, row->excluded);
-	td_count(b, row->failed);
-	td_count(b, row->missing);
-	td_count(b, row->unmeasured);
-	td_count(b, row->no_cycles);
-	td_count(b, row->compared);
-	td_count(b, row->unknown);
-	td_num(b, "%.1f&thinsp;%%", st->mape);
+		lk_html_tag_text(b, "td", "t", row->value);
+	lk_html_tag_text(b, "td", "t", r->analyzers[row->analyzer].label);
+	lk_html_td_count(b, row->variants);
+	lk_html_td_count(b, row->excluded);
+	lk_html_td_count(b, row->failed);
+	lk_html_td_count(b, row->missing);
+	lk_html_td_count(b, row->unmeasured);
+	lk_html_td_count(b, row->no_cycles);
+	lk_html_td_count(b, row->compared);
+	lk_html_td_count(b, row->unknown);
+	lk_html_td_num(b, "%.1f&thinsp;%%", st->mape);
 	td_quartiles(b, "%+.1f", st->median, st->q1, st->q3);
 	td_quartiles(b, "%.1f", st->abs_median, st->abs_q1, st->abs_q3);
 	td_plain(b, st->rmse);
-	td_num(b, "%.3f", st->tau_b);
+	lk_html_td_num(b, "%.3f", st->tau_b);
 	lk_buf_adds(b, "</tr>\n");
 }
 
@@ -174,15 +134,12 @@ static void header(struct lk_buf *b, const struct lk_report *r)
 	char when[64];
 
 	report_time_text(r->generated, when, sizeof(when));
-	lk_buf_adds(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
-		       "<meta charset=\"utf-8\">\n<title>");
-	report_add_html(b, r->title);
-	lk_buf_addf(b, "</title>\n<style>%s</style>\n</head>\n<body>\n", css);
-	tag_text(b, "h1", NULL, r->title);
+	lk_html_page_begin(b, r->title, css);
+	lk_html_tag_text(b, "h1", NULL, r->title);
 	lk_buf_adds(b, "\n<p class=\"meta\">campaign <b>");
-	report_add_html(b, r->campaign);
+	lk_html_add_text(b, r->campaign);
 	lk_buf_adds(b, "</b> &middot; store <code>");
-	report_add_html(b, r->store_dir);
+	lk_html_add_text(b, r->store_dir);
 	lk_buf_addf(b, "</code> &middot; generated %s &middot; %zu variants, "
 		       "%zu analyzers, %ld predictions compared</p>\n",
 		    when, r->nvariants, r->nanalyzers, r->compared);
@@ -222,7 +179,7 @@ static void measurement(struct lk_buf *b, const struct lk_report *r)
 			    one ? "its" : "their");
 		basis_label(b, &r->bases[i]);
 		lk_buf_adds(b, " in ");
-		report_add_html(b, r->bases[i].unit);
+		lk_html_add_text(b, r->bases[i].unit);
 		lk_buf_addf(b, ") is shown, and %s never compared with a "
 			       "prediction in cycles: counted apart "
 			       "(&ldquo;no trustworthy cycles&rdquo;), not in "
@@ -237,7 +194,7 @@ static void plots(struct lk_buf *b, const char *scatter, const char *cdf,
 	lk_buf_adds(b, "<h2>Plots</h2>\n");
 	if (note) {
 		lk_buf_adds(b, "<p class=\"note\">");
-		report_add_html(b, note);
+		lk_html_add_text(b, note);
 		lk_buf_adds(b, "</p>\n");
 	}
 	if (!scatter && !cdf)
@@ -245,7 +202,7 @@ static void plots(struct lk_buf *b, const char *scatter, const char *cdf,
 	lk_buf_adds(b, "<div class=\"plots\">\n");
 	if (scatter) {
 		lk_buf_adds(b, "<figure>");
-		report_svg_inline(b, scatter, "lkscatter-");
+		lk_svg_inline(b, scatter, "lkscatter-");
 		lk_buf_adds(b, "<figcaption>Predicted against measured cycles "
 			       "per kernel call, log-log; the dashed line is "
 			       "y = x. Above it: overestimates.</figcaption>"
@@ -253,7 +210,7 @@ static void plots(struct lk_buf *b, const char *scatter, const char *cdf,
 	}
 	if (cdf) {
 		lk_buf_adds(b, "<figure>");
-		report_svg_inline(b, cdf, "lkcdf-");
+		lk_svg_inline(b, cdf, "lkcdf-");
 		lk_buf_adds(b, "<figcaption>Cumulative distribution of the "
 			       "relative error per analyzer; left of the "
 			       "dashed line: underestimates.</figcaption>"
@@ -268,7 +225,7 @@ static void groups(struct lk_buf *b, const struct lk_report *r)
 
 	for (k = 0; k < r->group_by.n; k++) {
 		lk_buf_adds(b, "<h2>By ");
-		report_add_html(b, r->group_by.v[k]);
+		lk_html_add_text(b, r->group_by.v[k]);
 		lk_buf_adds(b, "</h2>\n");
 		stats_table(b, r, r->group_by.v[k]);
 	}
@@ -297,7 +254,7 @@ static void reasons(struct lk_buf *b, const struct lk_report *r)
 	for (k = 0; k < LK_ARRAY_SIZE(reason_kinds); k++) {
 		if (!count_reasons(r, reason_kinds[k].what))
 			continue;
-		tag_text(b, "h3", NULL, reason_kinds[k].title);
+		lk_html_tag_text(b, "h3", NULL, reason_kinds[k].title);
 		lk_buf_adds(b, "<table><tr><th class=\"t\">reason</th>");
 		if (!strcmp(reason_kinds[k].what, "failed"))
 			lk_buf_adds(b, "<th class=\"t\">analyzer</th>");
@@ -308,9 +265,9 @@ static void reasons(struct lk_buf *b, const struct lk_report *r)
 			if (strcmp(x->what, reason_kinds[k].what))
 				continue;
 			lk_buf_adds(b, "<tr>");
-			tag_text(b, "td", "t", x->reason);
+			lk_html_tag_text(b, "td", "t", x->reason);
 			if (x->analyzer >= 0)
-				tag_text(b, "td", "t",
+				lk_html_tag_text(b, "td", "t",
 					 r->analyzers[x->analyzer].label);
 			lk_buf_addf(b, "<td>%ld</td></tr>\n", x->count);
 		}
@@ -326,9 +283,9 @@ static void variant_params(struct lk_buf *b,
 	lk_buf_adds(b, "<td class=\"t\">");
 	for (i = 0; i < v->nparams; i++) {
 		lk_buf_adds(b, i ? " " : "");
-		report_add_html(b, v->params[i].name);
+		lk_html_add_text(b, v->params[i].name);
 		lk_buf_addch(b, '=');
-		report_add_html(b, v->params[i].value);
+		lk_html_add_text(b, v->params[i].value);
 	}
 	lk_buf_adds(b, "</td>");
 }
@@ -338,15 +295,15 @@ static void variant_measured(struct lk_buf *b, const struct lk_report *r,
 {
 	if (v->meas == LK_MEAS_NONE) {
 		lk_buf_adds(b, "<td class=\"t\">");
-		report_add_html(b, v->note);
+		lk_html_add_text(b, v->note);
 		lk_buf_adds(b, "</td>");
 		return;
 	}
 	lk_buf_addf(b, "<td%s>%.1f ", v->basis ? " class=\"fb\"" : "",
 		    v->measured);
-	report_add_html(b, r->bases[v->basis].metric);
+	lk_html_add_text(b, r->bases[v->basis].metric);
 	lk_buf_adds(b, " (");
-	report_add_html(b, v->measured_source);
+	lk_html_add_text(b, v->measured_source);
 	lk_buf_adds(b, ")</td>");
 }
 
@@ -358,10 +315,10 @@ static void variant_pred(struct lk_buf *b, const struct lk_report_pred *p)
 		return;
 	}
 	lk_buf_adds(b, "<td class=\"t\">");
-	report_add_html(b, report_outcome_name(p->outcome));
+	lk_html_add_text(b, report_outcome_name(p->outcome));
 	if (*p->reason) {
 		lk_buf_adds(b, ": ");
-		report_add_html(b, p->reason);
+		lk_html_add_text(b, p->reason);
 	}
 	lk_buf_adds(b, "</td>");
 }
@@ -377,20 +334,20 @@ static void variants(struct lk_buf *b, const struct lk_report *r)
 		       "</th><th class=\"t\">parameters</th><th>measured"
 		       "</th><th class=\"t\">filters</th>");
 	for (a = 0; a < r->nanalyzers; a++)
-		tag_text(b, "th", NULL, r->analyzers[a].label);
+		lk_html_tag_text(b, "th", NULL, r->analyzers[a].label);
 	lk_buf_adds(b, "</tr>\n");
 	for (i = 0; i < r->nvariants; i++) {
 		const struct lk_report_variant *v = &r->variants[i];
 
 		lk_buf_addf(b, "<tr><td class=\"t\"><code>%.12s</code></td>",
 			    v->hash);
-		tag_text(b, "td", "t", v->name);
-		tag_text(b, "td", "t", v->source_name);
-		tag_text(b, "td", "t", v->compiler);
-		tag_text(b, "td", "t", v->flagset);
+		lk_html_tag_text(b, "td", "t", v->name);
+		lk_html_tag_text(b, "td", "t", v->source_name);
+		lk_html_tag_text(b, "td", "t", v->compiler);
+		lk_html_tag_text(b, "td", "t", v->flagset);
 		variant_params(b, v);
 		variant_measured(b, r, v);
-		tag_text(b, "td", "t", v->verdict);
+		lk_html_tag_text(b, "td", "t", v->verdict);
 		for (a = 0; a < r->nanalyzers; a++)
 			variant_pred(b, &v->preds[a]);
 		lk_buf_adds(b, "</tr>\n");
@@ -424,9 +381,9 @@ static void analyzer_params(struct lk_buf *b, const struct lk_report *r)
 
 	lk_buf_adds(b, "<dl class=\"params\">\n");
 	for (a = 0; a < r->nanalyzers; a++) {
-		tag_text(b, "dt", NULL, r->analyzers[a].label);
+		lk_html_tag_text(b, "dt", NULL, r->analyzers[a].label);
 		lk_buf_adds(b, "<dd><code>");
-		report_add_html(b, *r->analyzers[a].params
+		lk_html_add_text(b, *r->analyzers[a].params
 					   ? r->analyzers[a].params
 					   : "(no parameters)");
 		lk_buf_adds(b, "</code></dd>\n");
@@ -448,5 +405,5 @@ void lk_report_html(const struct lk_report *r, const char *scatter,
 	reasons(out, r);
 	variants(out, r);
 	lk_buf_adds(out, definitions);
-	lk_buf_adds(out, "</body>\n</html>\n");
+	lk_html_page_end(out);
 }

@@ -35,13 +35,7 @@ const char *report_key_value(const struct lk_report *r,
 void report_add_real(struct lk_buf *b, double v);
 /* "2026-11-22T07:30:00Z" */
 void report_time_text(double t, char *out, size_t size);
-/* HTML text: & < > " ' escaped. */
-void report_add_html(struct lk_buf *b, const char *s);
 /* "outcome" names: excluded, failed, missing, unmeasured, compared. */
 const char *report_outcome_name(enum lk_report_outcome o);
-
-/* Copy an SVG document from gnuplot into b for inlining in HTML: no XML
- * prolog, every id (and reference to one) prefixed with 'prefix'. */
-void report_svg_inline(struct lk_buf *b, const char *svg, const char *prefix);
 
 #endif

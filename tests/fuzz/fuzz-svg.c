@@ -1,17 +1,17 @@
 /*
- * libFuzzer target: report_svg_inline, which rewrites the SVG gnuplot
+ * libFuzzer target: lk_svg_inline, which rewrites the SVG gnuplot
  * writes (external text) for inlining into the report's page. Whatever
  * the bytes, it must not crash, and it only ever inserts: the output is
  * never shorter than the input from its first "<svg" on.
  *
- * src/report is not among the sources tests/fuzz/run.sh links, so the
+ * src/plot is not among the sources tests/fuzz/run.sh links, so the
  * one file under test is included here.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/report/svg.c"
+#include "../../src/plot/svg.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 const char *__ubsan_default_options(void);
@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	memcpy(text, data, size);
 	text[size] = '\0';
-	report_svg_inline(&out, text, "p-");
+	lk_svg_inline(&out, text, "p-");
 	svg = strstr(text, "<svg");
 	if (!svg && out.len)
 		abort();

@@ -3,7 +3,7 @@
  * built from a synthetic store (two analyzers, kernels with families and
  * transformations, an excluded variant, a failed lift, a variant
  * without trustworthy cycles, a crashed one), grouping, the writers'
- * escaping, the SVG id rewriting, the report: config section.
+ * escaping, the report: config section (SVG inlining: test-plot.c).
  */
 #include <criterion/criterion.h>
 #include <ftw.h>
@@ -541,29 +541,6 @@ Test(report, plots_with_gnuplot)
 	free(gnuplot);
 	lk_report_free(r);
 	lk_store_close(f.s);
-}
-
-/* ---- Inlining SVG. ---- */
-
-Test(stats, svg_inline_prefixes_ids_only_in_tags)
-{
-	const char *svg =
-		"<?xml version=\"1.0\"?>\n<!DOCTYPE svg>\n"
-		"<svg id=\"c\" xmlns:xlink=\"x\">"
-		"<path id='gpPt0' d='M0'/>"
-		"<use xlink:href='#gpPt0' filter=\"url(#tb)\"/>"
-		"<text>id='no' &lt; href='#no' > url(#no)</text>"
-		"<!-- id='kept' --></svg>";
-	struct lk_buf b = LK_BUF_INIT;
-
-	report_svg_inline(&b, svg, "p-");
-	cr_assert_str_eq(lk_buf_str(&b),
-			 "<svg id=\"p-c\" xmlns:xlink=\"x\">"
-			 "<path id='p-gpPt0' d='M0'/>"
-			 "<use xlink:href='#p-gpPt0' filter=\"url(#p-tb)\"/>"
-			 "<text>id='no' &lt; href='#no' > url(#no)</text>"
-			 "<!-- id='kept' --></svg>");
-	lk_buf_release(&b);
 }
 
 /* ---- The report: section. ---- */

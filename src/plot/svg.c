@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "report-int.h"
+#include "loopkit/plot.h"
 
 /* Rewrite one tag, from '<' to its '>' (or the end): returns its end. */
 static const char *copy_tag(struct lk_buf *b, const char *p,
@@ -52,7 +52,7 @@ static const char *copy_tag(struct lk_buf *b, const char *p,
 	return p;
 }
 
-void report_svg_inline(struct lk_buf *b, const char *svg, const char *prefix)
+void lk_svg_inline(struct lk_buf *b, const char *svg, const char *prefix)
 {
 	const char *p = strstr(svg, "<svg");
 
