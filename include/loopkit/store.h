@@ -337,7 +337,8 @@ struct lk_variant_binary {
 	size_t nparams;
 };
 
-/* Every variant of the campaign, in id order, with its binary. *n = 0
+/* Every variant of the campaign, in id order, with its binary: its
+ * latest run's build, else its latest build (gen -c), else none. *n = 0
  * when there is none. Free with lk_variant_binaries_free. */
 int lk_store_variant_binaries(struct lk_ctx *ctx, struct lk_store *s,
 			      int64_t campaign,

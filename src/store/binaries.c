@@ -1,7 +1,8 @@
 /*
  * The analysis stages' view of a campaign: each variant with the binary
- * its latest run was built into. A variant that was never run has no
- * binary; the stages skip it and say so.
+ * its latest run was built into, else its latest build ('gen -c' builds
+ * every variant: blocks, predict and the filter need no run). A variant
+ * never built has no binary; the stages skip it and say so.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,8 @@ static const char variants_sql[] =
 	" FROM variants v"
 	" LEFT JOIN runs r ON r.id = (SELECT id FROM runs"
 	"  WHERE variant_id = v.id ORDER BY finished DESC, id DESC LIMIT 1)"
-	" LEFT JOIN builds b ON b.id = r.build_id"
+	" LEFT JOIN variant_builds vb ON vb.variant_id = v.id"
+	" LEFT JOIN builds b ON b.id = COALESCE(r.build_id, vb.build_id)"
 	" WHERE v.campaign_id = ?1 ORDER BY v.id";
 
 static const char params_sql[] =

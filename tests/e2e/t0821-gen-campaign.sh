@@ -42,6 +42,11 @@ done
 "$LOOPKIT" export --opt-report >report || fail "export --opt-report"
 [ "$(grep -c '^== ' report)" -eq 4 ] && ! grep -q 'not built' report ||
 	{ cat report; fail "opt-report after gen -c"; }
+# The analysis stages take gen's binaries before any run.
+"$LOOPKIT" blocks -c camp.yaml >blocks 2>&1 || { cat blocks; fail "blocks -c"; }
+grep -q "no binary" blocks && { cat blocks; fail "blocks -c found no binary"; }
+[ "$(sqlite3 loopkit.d/store.db "select count(distinct binary_hash)
+	from bb_functions")" -eq 4 ] || fail "blocks of 4 binaries after gen -c"
 # Nothing changed: nothing redone, no new object.
 before=$(find loopkit.d/objects -type f | wc -l)
 "$LOOPKIT" gen -q -c camp.yaml >units2 || fail "gen -c again"

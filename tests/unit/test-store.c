@@ -1057,7 +1057,8 @@ Test(store, kill_9_leaves_whole_runs, .timeout = 120)
 }
 
 /* The analysis stages' view: a variant, its latest run's build, its
- * parameters; a variant never run is "pending" with no binary. */
+ * parameters; a variant never run is "pending", with no binary unless
+ * gen -c built it. */
 Test(store, variant_binaries)
 {
 	struct run_fixture f = run_fixture("vb");
@@ -1091,6 +1092,16 @@ Test(store, variant_binaries)
 	cr_assert_str_eq(rows[1].run_status, "pending");
 	cr_assert_str_eq(rows[1].binary, "");
 	cr_assert_eq(rows[1].nparams, 1);
+	lk_variant_binaries_free(rows, n);
+	/* Built by gen -c, never run: its build's binary, still pending. */
+	cr_assert_eq(lk_store_variant_builds_set(&ctx, f.s, &other, &b.id,
+						 1), 0, "%s", ctx.msg);
+	cr_assert_eq(lk_store_variant_binaries(&ctx, f.s, f.campaign, &rows,
+					       &n), 0, "%s", ctx.msg);
+	cr_assert_eq(rows[1].build_id, b.id);
+	cr_assert_str_eq(rows[1].run_status, "pending");
+	cr_assert(strstr(rows[1].binary, "/objects/ab/cd"),
+		  "%s", rows[1].binary);
 	lk_variant_binaries_free(rows, n);
 	lk_store_close(f.s);
 }
