@@ -1,6 +1,7 @@
 /*
  * env: what this machine is and what it can measure, as an ordered list
- * of key/value facts; tuning it for measurement and undoing that.
+ * of key/value facts; what this build and machine can do (capabilities,
+ * loopkit check); tuning it for measurement and undoing that.
  */
 #ifndef LOOPKIT_ENV_H
 #define LOOPKIT_ENV_H
@@ -72,5 +73,19 @@ int lk_env_perf_probe(unsigned type, unsigned long long config);
  */
 int lk_env_tune(struct lk_ctx *ctx, int apply, struct lk_buf *report);
 int lk_env_restore(struct lk_ctx *ctx, struct lk_buf *report);
+
+/* ---- Capabilities (loopkit check). ---- */
+
+struct lk_cap {
+	const char *name;     /* "pmu", "ptrace", "llvm-mca", ... */
+	int available;
+	char *detail;         /* version, reason it is missing, ... */
+};
+
+/* Probe what this build and machine can do; free with lk_caps_free. */
+int lk_caps_probe(struct lk_ctx *ctx, struct lk_cap **caps, size_t *n);
+void lk_caps_free(struct lk_cap *caps, size_t n);
+/* Is capability 'name' available? (probes only that one) */
+int lk_cap_available(struct lk_ctx *ctx, const char *name);
 
 #endif
