@@ -48,6 +48,20 @@ const char *lk_env_microarch(const char *vendor, unsigned family,
  */
 long lk_env_l1d_bytes(void);
 
+/* Data cache sizes in bytes per level; 0 where unknown. */
+struct lk_env_caches {
+	long l1d, l2, l3;
+};
+
+/*
+ * The first CPU's L1D, L2 and L3 sizes, as lk_env_collect() reports
+ * cache.l1d, cache.l2 and cache.l3 (sysfs under $LOOPKIT_SYSROOT). A
+ * level sysfs does not give comes from sysconf(_SC_LEVEL*_CACHE_SIZE),
+ * but only when $LOOPKIT_SYSROOT is unset or empty: a fake tree is never
+ * mixed with the host's caches. Cheap: no other probe runs.
+ */
+void lk_env_cache_sizes(struct lk_env_caches *out);
+
 /* The value of key, or NULL. */
 const char *lk_env_get(const struct lk_env *env, const char *key);
 /* Add key, or replace its value in place; NULL or "" stores "unknown". */
