@@ -33,6 +33,7 @@ LDFLAGS    += $(SANFLAGS)
 RT_CFLAGS  := $(CSTD) -O2 -g -fPIC $(WARN) -Irt -D_GNU_SOURCE
 
 LIB_SRC    := $(sort $(wildcard src/core/*.c src/config/*.c src/store/*.c \
+		src/env/*.c src/toolchain/*.c \
 		src/measure/*.c src/memprof/*.c src/bb/*.c src/predict/*.c \
 		src/filter/*.c src/report/*.c src/gen/*.c \
 		src/stats/*.c src/plot/*.c))
@@ -84,10 +85,7 @@ $(O)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
-$(O)/src/cli/loopkit.o: CPPFLAGS += $(RT_PATHS)
-$(O)/src/measure/%.o: CPPFLAGS += $(RT_PATHS)
-$(O)/src/memprof/%.o: CPPFLAGS += $(RT_PATHS)
-$(O)/src/cli/%.o: CPPFLAGS += $(RT_PATHS)
+$(O)/src/toolchain/%.o: CPPFLAGS += $(RT_PATHS)
 
 $(O)/rt-obj/%.o: %.c
 	@mkdir -p $(@D)

@@ -1,6 +1,7 @@
 /*
  * env: what this machine is and what it can measure, as an ordered list
- * of key/value facts; tuning it for measurement and undoing that.
+ * of key/value facts; what this build and machine can do (capabilities,
+ * loopkit check); tuning it for measurement and undoing that.
  */
 #ifndef LOOPKIT_ENV_H
 #define LOOPKIT_ENV_H
@@ -47,6 +48,20 @@ const char *lk_env_microarch(const char *vendor, unsigned family,
  */
 long lk_env_l1d_bytes(void);
 
+/* Data cache sizes in bytes per level; 0 where unknown. */
+struct lk_env_caches {
+	long l1d, l2, l3;
+};
+
+/*
+ * The first CPU's L1D, L2 and L3 sizes, as lk_env_collect() reports
+ * cache.l1d, cache.l2 and cache.l3 (sysfs under $LOOPKIT_SYSROOT). A
+ * level sysfs does not give comes from sysconf(_SC_LEVEL*_CACHE_SIZE),
+ * but only when $LOOPKIT_SYSROOT is unset or empty: a fake tree is never
+ * mixed with the host's caches. Cheap: no other probe runs.
+ */
+void lk_env_cache_sizes(struct lk_env_caches *out);
+
 /* The value of key, or NULL. */
 const char *lk_env_get(const struct lk_env *env, const char *key);
 /* Add key, or replace its value in place; NULL or "" stores "unknown". */
@@ -72,5 +87,19 @@ int lk_env_perf_probe(unsigned type, unsigned long long config);
  */
 int lk_env_tune(struct lk_ctx *ctx, int apply, struct lk_buf *report);
 int lk_env_restore(struct lk_ctx *ctx, struct lk_buf *report);
+
+/* ---- Capabilities (loopkit check). ---- */
+
+struct lk_cap {
+	const char *name;     /* "pmu", "ptrace", "llvm-mca", ... */
+	int available;
+	char *detail;         /* version, reason it is missing, ... */
+};
+
+/* Probe what this build and machine can do; free with lk_caps_free. */
+int lk_caps_probe(struct lk_ctx *ctx, struct lk_cap **caps, size_t *n);
+void lk_caps_free(struct lk_cap *caps, size_t n);
+/* Is capability 'name' available? (probes only that one) */
+int lk_cap_available(struct lk_ctx *ctx, const char *name);
 
 #endif

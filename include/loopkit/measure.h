@@ -1,7 +1,7 @@
 /*
- * measure: compile benchmarks against the runtime, launch them, read the
- * runtime's protocol (doc/rt-protocol.md), reduce samples to labelled
- * figures, and store everything.
+ * measure: launch benchmarks (compiled through toolchain.h's build
+ * cache), read the runtime's protocol (doc/rt-protocol.md), reduce
+ * samples to labelled figures, and store everything.
  */
 #ifndef LOOPKIT_MEASURE_H
 #define LOOPKIT_MEASURE_H
@@ -84,49 +84,6 @@ double lk_reduce(const struct lk_method *m, const double *v, size_t n);
 int lk_calibration_reliable(const double *ticks, const double *ratio,
 			    size_t n, int *clock_moved);
 
-/* ---- Building. ---- */
-
-struct lk_build_spec {
-	const char *source;       /* path */
-	const char *compiler;     /* gcc, clang, a path */
-	const char *cflags;       /* user flags, split like a shell */
-	const struct lk_param *defines;
-	size_t ndefines;
-	long align_functions;     /* 0: none */
-	int opt_report;           /* ask for the vectoriser's report (gcc
-				   * -fopt-info, clang -Rpass) on stderr:
-				   * it lands in the build's log */
-	size_t memory_limit;      /* the compiler's address space; 0: the
-				     default, LK_PROC_UNLIMITED: none (not
-				     part of the build's key) */
-};
-
-/* Where lkrt.h and liblkrt.a are (LOOPKIT_RT_DIR overrides both). */
-const char *lk_rt_include_dir(void);
-const char *lk_rt_lib_dir(void);
-
-/*
- * The build's cache key: source content, compiler identity (its
- * --version), the argv, the runtime's header and library. LK_EINPUT for
- * unsplittable flags, LK_ENOTFOUND for a missing source or compiler.
- */
-int lk_build_key(struct lk_ctx *ctx, const struct lk_build_spec *spec,
-		 char key[LK_HASH_HEX]);
-
-/*
- * Compile spec into the store's object area unless a build with the same
- * key is already stored (then reuse it, success or failure). b is filled
- * (release with lk_build_rec_release). A compile error is not a function
- * failure: b->ok is 0 and b->reason says why. Thread-safe when every
- * thread has its own ctx; store writes are serialised inside.
- */
-int lk_build(struct lk_ctx *ctx, struct lk_store *s,
-	     const struct lk_build_spec *spec, struct lk_build_rec *b);
-
-/* The first line of a compiler's output that says what went wrong, with
- * its file:line ("x.c:3:7: error: ..."), or NULL. */
-LK_GIVE char *lk_compiler_error(const char *log);
-
 /* ---- Running. ---- */
 
 struct lk_run_opts {
@@ -171,19 +128,5 @@ struct lk_run_summary {
 int lk_run_sweep(struct lk_ctx *ctx, const struct lk_sweep *sweep,
 		 const struct lk_run_opts *opts, struct lk_run_summary *sum);
 void lk_run_summary_release(struct lk_run_summary *sum);
-
-/* ---- Capabilities (loopkit check). ---- */
-
-struct lk_cap {
-	const char *name;     /* "pmu", "ptrace", "llvm-mca", ... */
-	int available;
-	char *detail;         /* version, reason it is missing, ... */
-};
-
-/* Probe what this build and machine can do; free with lk_caps_free. */
-int lk_caps_probe(struct lk_ctx *ctx, struct lk_cap **caps, size_t *n);
-void lk_caps_free(struct lk_cap *caps, size_t n);
-/* Is capability 'name' available? (probes only that one) */
-int lk_cap_available(struct lk_ctx *ctx, const char *name);
 
 #endif

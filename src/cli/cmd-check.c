@@ -2,7 +2,7 @@
 #include <stdio.h>
 
 #include "cli.h"
-#include "loopkit/measure.h"
+#include "loopkit/env.h"
 
 static const char usage[] =
 	"\n\nProbe the compilers, the runtime, the PMU and software counters,\n"

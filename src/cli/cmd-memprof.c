@@ -9,13 +9,9 @@
 
 #include "cli.h"
 #include "loopkit/memprof.h"
-#include "loopkit/measure.h"
 #include "loopkit/store.h"
 #include "loopkit/subprocess.h"
-
-#ifndef LK_PLUGIN_PATH
-#define LK_PLUGIN_PATH "build/plugin/lkmemprof.so"
-#endif
+#include "loopkit/toolchain.h"
 
 static const char usage[] =
 	"<subcommand> [options] FILE [--] [compiler flags]\n\n"
@@ -39,13 +35,6 @@ struct mp_args {
 	long max_lines;
 };
 
-static const char *lk_memprof_plugin(void)
-{
-	const char *p = getenv("LOOPKIT_PLUGIN");
-
-	return p && *p ? p : LK_PLUGIN_PATH;
-}
-
 static int ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), k = strlen(suffix);
@@ -59,31 +48,24 @@ static int compile(struct lk_ctx *ctx, const char *source, char **cflags,
 		   int ncflags, const char *lkmem, const char *instrument,
 		   const char *output)
 {
-	struct lk_strv argv = LK_STRV_INIT;
+	struct lk_strv argv = LK_STRV_INIT, flags = LK_STRV_INIT;
+	struct lk_cc_line line = {.compiler = "gcc", .flags = &flags,
+				  .sources = &source, .nsources = 1,
+				  .output = output ? output : "/dev/null",
+				  .compile_only = !output};
 	struct lk_proc_opts o = {.timeout = 300, .result_fd = -1,
 				 .flags = LK_PROC_MERGE_STDERR};
 	struct lk_proc_result r;
 	int i, ret;
 
-	lk_strv_push(&argv, "gcc");
-	lk_strv_pushf(&argv, "-fplugin=%s", lk_memprof_plugin());
-	lk_strv_pushf(&argv, "-fplugin-arg-lkmemprof-out=%s", lkmem);
-	lk_strv_pushf(&argv, "-fplugin-arg-lkmemprof-instrument=%s",
+	lk_strv_pushf(&flags, "-fplugin=%s", lk_plugin_path());
+	lk_strv_pushf(&flags, "-fplugin-arg-lkmemprof-out=%s", lkmem);
+	lk_strv_pushf(&flags, "-fplugin-arg-lkmemprof-instrument=%s",
 		      instrument);
 	for (i = 0; i < ncflags; i++)
-		lk_strv_push(&argv, cflags[i]);
-	lk_strv_pushf(&argv, "-I%s", lk_rt_include_dir());
-	lk_strv_push(&argv, source);
-	if (output) {
-		lk_strv_push(&argv, "-o");
-		lk_strv_push(&argv, output);
-		lk_strv_pushf(&argv, "%s/liblkrt.a", lk_rt_lib_dir());
-		lk_strv_push(&argv, "-lm");
-	} else {
-		lk_strv_push(&argv, "-c");
-		lk_strv_push(&argv, "-o");
-		lk_strv_push(&argv, "/dev/null");
-	}
+		lk_strv_push(&flags, cflags[i]);
+	lk_cc_argv(&line, &argv);
+	lk_strv_release(&flags);
 	o.argv = (const char *const *)argv.v;
 	ret = lk_proc_run(ctx, &o, &r);
 	if (!ret && !lk_proc_ok(&r)) {
@@ -556,10 +538,10 @@ static int dispatch(struct lk_ctx *ctx, const char *sub,
 	/* gcc would take a directory or a device for a linker input */
 	if ((ret = lk_file_check_regular(ctx, argv[0])))
 		return ret;
-	if (need_plugin && access(lk_memprof_plugin(), R_OK))
+	if (need_plugin && access(lk_plugin_path(), R_OK))
 		return lk_error(ctx, LK_EUNSUP, "the GCC plugin %s is not "
 				"built (needs gcc-12-plugin-dev: make deps, "
-				"then make)", lk_memprof_plugin());
+				"then make)", lk_plugin_path());
 	if (!strcmp(sub, "static"))
 		return do_static(ctx, a, argc, argv);
 	if (!strcmp(sub, "run"))

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "loopkit/env.h"
 #include "loopkit/measure.h"
 
 #define LOOPKIT_VERSION "0.1.0"

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "loopkit/filter.h"
-#include "loopkit/measure.h"
+#include "loopkit/toolchain.h"
 
 /* Variant i's proxy, when its kernel has AVX-512 code. */
 struct proxy {

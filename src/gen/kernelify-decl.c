@@ -11,7 +11,7 @@
 #include <clang-c/Index.h>
 
 #include "kernelify.h"
-#include "loopkit/measure.h"
+#include "loopkit/toolchain.h"
 
 struct decl_walk {
 	const struct lk_gen_scop *scop;

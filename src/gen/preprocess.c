@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "gen-int.h"
-#include "loopkit/measure.h"
+#include "loopkit/toolchain.h"
 #include "loopkit/subprocess.h"
 
 /* Preprocessing a kernel needs a few MiB; an endless include is stopped

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "gen-int.h"
-#include "loopkit/measure.h"
+#include "loopkit/toolchain.h"
 
 int gen_unsupported(struct walker *w, CXCursor c, const char *fmt, ...)
 {

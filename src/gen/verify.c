@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "loopkit/gen.h"
-#include "loopkit/measure.h"
 #include "loopkit/subprocess.h"
+#include "loopkit/toolchain.h"
 
 #define COMPILE_TIMEOUT 120.0
 #define RUN_TIMEOUT 60.0
@@ -85,30 +85,29 @@ static void compile_argv(struct lk_strv *argv, const char *source,
 			 const char *binary, const char *define,
 			 const struct lk_strv *cflags, const char *harness)
 {
+	struct lk_strv flags = LK_STRV_INIT;
+	const char *sources[] = {source, harness};
+	struct lk_cc_line line = {.compiler = "gcc", .flags = &flags,
+				  .sources = sources,
+				  .nsources = harness ? 2 : 1,
+				  .output = binary, .output_first = 1};
 	size_t i;
 
-	lk_strv_push(argv, "gcc");
-	lk_strv_push(argv, "-O2");
-	lk_strv_push(argv, "-ffp-contract=off");
-	lk_strv_push(argv, "-fno-fast-math");
-	lk_strv_push(argv, "-w");
+	lk_strv_push(&flags, "-O2");
+	lk_strv_push(&flags, "-ffp-contract=off");
+	lk_strv_push(&flags, "-fno-fast-math");
+	lk_strv_push(&flags, "-w");
 	if (define && *define)
-		lk_strv_pushf(argv, "-D%s", define);
+		lk_strv_pushf(&flags, "-D%s", define);
 	if (harness)
-		lk_strv_push(argv, "-DPOLYBENCH_DUMP_ARRAYS");
+		lk_strv_push(&flags, "-DPOLYBENCH_DUMP_ARRAYS");
 	for (i = 0; cflags && i < cflags->n; i++)
 		if (!strncmp(cflags->v[i], "-D", 2) ||
 		    !strncmp(cflags->v[i], "-I", 2) ||
 		    !strncmp(cflags->v[i], "-std=", 5))
-			lk_strv_push(argv, cflags->v[i]);
-	lk_strv_pushf(argv, "-I%s", lk_rt_include_dir());
-	lk_strv_push(argv, "-o");
-	lk_strv_push(argv, binary);
-	lk_strv_push(argv, source);
-	if (harness)
-		lk_strv_push(argv, harness);
-	lk_strv_pushf(argv, "%s/liblkrt.a", lk_rt_lib_dir());
-	lk_strv_push(argv, "-lm");
+			lk_strv_push(&flags, cflags->v[i]);
+	lk_cc_argv(&line, argv);
+	lk_strv_release(&flags);
 }
 
 static char *first_line(const char *s)

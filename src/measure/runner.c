@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "loopkit/env.h"
+#include "loopkit/toolchain.h"
 #include "measure.h"
 
 struct unit {

@@ -17,9 +17,9 @@ libs="$libs -lZydis -lZycore $(pkg-config --libs libelf)"
 core=$(ls src/core/*.c src/config/*.c src/bb/*.c)
 # The harness stages in bb/ and filter/ keep their facts in the store.
 core="$core $(ls src/store/*.c src/filter/*.c)"
-# build.c: the filter builds its x86-64-v3 proxies through the build cache.
-# reduce.c takes its quantiles and means from src/stats.
-measure="src/measure/protocol.c src/measure/reduce.c src/measure/build.c"
+# toolchain/: the filter builds its x86-64-v3 proxies through the build
+# cache; reduce.c takes its quantiles and means from src/stats.
+measure="src/measure/protocol.c src/measure/reduce.c $(ls src/toolchain/*.c)"
 measure="$measure $(ls src/stats/*.c)"
 # llvm-mca's report parser and the block text fixes.
 predict="src/predict/mca-report.c src/predict/asm.c src/predict/predictor.c"

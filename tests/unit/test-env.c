@@ -483,6 +483,45 @@ Test(env, fake_tree_values, .fini = drop_root)
 	lk_env_release(&env);
 }
 
+Test(env, cache_sizes_per_level, .fini = drop_root)
+{
+	struct lk_env_caches c = { -1, -1, -1 };
+
+	make_root();
+	put(CPU "/cpu0/cache/index0/level", "1\n");
+	put(CPU "/cpu0/cache/index0/type", "Data\n");
+	put(CPU "/cpu0/cache/index0/size", "48K\n");
+	put(CPU "/cpu0/cache/index1/level", "1\n");
+	put(CPU "/cpu0/cache/index1/type", "Instruction\n");
+	put(CPU "/cpu0/cache/index1/size", "32K\n");
+	put(CPU "/cpu0/cache/index2/level", "2\n");
+	put(CPU "/cpu0/cache/index2/type", "Unified\n");
+	put(CPU "/cpu0/cache/index2/size", "2M\n");
+	put(CPU "/cpu0/cache/index3/level", "3\n");
+	put(CPU "/cpu0/cache/index3/type", "Unified\n");
+	put(CPU "/cpu0/cache/index3/size", "32768K\n");
+	lk_env_cache_sizes(&c);
+	cr_expect_eq(c.l1d, 48 * 1024);
+	cr_expect_eq(c.l2, 2 * 1024 * 1024);
+	cr_expect_eq(c.l3, 32768L * 1024);
+	cr_expect_eq(lk_env_l1d_bytes(), c.l1d);
+}
+
+Test(env, cache_sizes_fake_tree_never_asks_the_host, .fini = drop_root)
+{
+	struct lk_env_caches c = { -1, -1, -1 };
+
+	/* An L2 alone; the host's L1D and L3 must not fill the gaps. */
+	make_root();
+	put(CPU "/cpu0/cache/index2/level", "2\n");
+	put(CPU "/cpu0/cache/index2/type", "Unified\n");
+	put(CPU "/cpu0/cache/index2/size", "512K\n");
+	lk_env_cache_sizes(&c);
+	cr_expect_eq(c.l1d, 0);
+	cr_expect_eq(c.l2, 512 * 1024);
+	cr_expect_eq(c.l3, 0);
+}
+
 /* ---- tune and restore against a fake tree ---- */
 
 Test(tune, dry_run_changes_nothing, .fini = drop_root)

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "loopkit/measure.h"
+#include "loopkit/toolchain.h"
 
 static struct lk_ctx ctx;
 

@@ -492,19 +492,57 @@ static long cache_bytes(const char *text)
 	return *end || n <= 0 ? 0 : n;
 }
 
-long lk_env_l1d_bytes(void)
+/* The size of one cache kind of this cpu, in bytes, or 0. */
+static long kind_bytes(const struct cache_kind *kind, int cpu)
 {
-	int *cpus;
-	size_t ncpus = lk__env_cpus(&cpus);
-	int cpu = ncpus ? cpus[0] : 0;
-	int index = cache_index(&cache_kinds[0], cpu);
+	int index = cache_index(kind, cpu);
 	char *text = index < 0 ? NULL
 			       : lk__env_read(CACHE_DIR "/size", cpu, index);
 	long n = cache_bytes(text);
 
 	free(text);
+	return n;
+}
+
+long lk_env_l1d_bytes(void)
+{
+	int *cpus;
+	size_t ncpus = lk__env_cpus(&cpus);
+	long n = kind_bytes(&cache_kinds[0], ncpus ? cpus[0] : 0);
+
 	free(cpus);
 	return n;
+}
+
+/* sysconf's figure for name when system files are the real ones, else 0
+ * (a fake tree must not be mixed with the host's geometry). */
+static long sysconf_bytes(int name)
+{
+	const char *root = getenv("LOOPKIT_SYSROOT");
+	long n;
+
+	if (root && *root)
+		return 0;
+	n = sysconf(name);
+	return n > 0 ? n : 0;
+}
+
+void lk_env_cache_sizes(struct lk_env_caches *out)
+{
+	int *cpus;
+	size_t ncpus = lk__env_cpus(&cpus);
+	int cpu = ncpus ? cpus[0] : 0;
+
+	out->l1d = kind_bytes(&cache_kinds[0], cpu);
+	out->l2 = kind_bytes(&cache_kinds[2], cpu);
+	out->l3 = kind_bytes(&cache_kinds[3], cpu);
+	free(cpus);
+	if (!out->l1d)
+		out->l1d = sysconf_bytes(_SC_LEVEL1_DCACHE_SIZE);
+	if (!out->l2)
+		out->l2 = sysconf_bytes(_SC_LEVEL2_CACHE_SIZE);
+	if (!out->l3)
+		out->l3 = sysconf_bytes(_SC_LEVEL3_CACHE_SIZE);
 }
 
 /* User-space only, this process: what `loopkit measure` would open. */

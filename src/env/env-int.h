@@ -1,5 +1,5 @@
 /*
- * Private to src/measure/env*.c: the system files env reads and tunes,
+ * Private to src/env/: the system files env reads and tunes,
  * found under $LOOPKIT_SYSROOT so that tests can run against a fake tree.
  */
 #ifndef LOOPKIT_ENV_INT_H

@@ -15,8 +15,8 @@
 #include <Zydis/Zydis.h>
 
 #include "loopkit/env.h"
-#include "loopkit/measure.h"
 #include "loopkit/subprocess.h"
+#include "loopkit/toolchain.h"
 
 struct probe {
 	const char *name;

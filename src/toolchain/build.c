@@ -7,15 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "loopkit/measure.h"
 #include "loopkit/subprocess.h"
-
-#ifndef LK_RT_INCLUDE_DIR
-#define LK_RT_INCLUDE_DIR "rt"
-#endif
-#ifndef LK_RT_LIB_DIR
-#define LK_RT_LIB_DIR "build/lib"
-#endif
+#include "loopkit/toolchain.h"
 
 #define BUILD_TIMEOUT 300.0
 #define MAX_LOG (64u << 10)
@@ -23,20 +16,6 @@
 /* One connection is shared by the compile threads: serialise its use. */
 static pthread_mutex_t store_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t version_lock = PTHREAD_MUTEX_INITIALIZER;
-
-const char *lk_rt_include_dir(void)
-{
-	const char *d = getenv("LOOPKIT_RT_DIR");
-
-	return d && *d ? d : LK_RT_INCLUDE_DIR;
-}
-
-const char *lk_rt_lib_dir(void)
-{
-	const char *d = getenv("LOOPKIT_RT_DIR");
-
-	return d && *d ? d : LK_RT_LIB_DIR;
-}
 
 /* First line of '<cc> --version', cached per compiler name. */
 static int compiler_version(struct lk_ctx *ctx, const char *cc, char **out)
@@ -82,38 +61,38 @@ static void push_opt_report(const char *compiler, struct lk_strv *argv)
 static int build_argv(struct lk_ctx *ctx, const struct lk_build_spec *spec,
 		      const char *output, struct lk_strv *argv)
 {
+	struct lk_strv flags = LK_STRV_INIT;
+	struct lk_cc_line line = {.compiler = spec->compiler,
+				  .flags = &flags, .sources = &spec->source,
+				  .nsources = 1, .output = output};
 	size_t i;
 	int ret;
 
-	lk_strv_push(argv, spec->compiler);
 	if (spec->align_functions > 0)
-		lk_strv_pushf(argv, "-falign-functions=%ld",
+		lk_strv_pushf(&flags, "-falign-functions=%ld",
 			      spec->align_functions);
-	ret = lk_strv_split(ctx, argv, spec->cflags ? spec->cflags : "");
+	ret = lk_strv_split(ctx, &flags, spec->cflags ? spec->cflags : "");
 	if (ret) {
 		/* The message is formatted into ctx->msg: copy it first. */
 		char *why = lk_strdup(ctx->msg);
 
 		lk_error(ctx, LK_EINPUT, "cflags '%s': %s", spec->cflags, why);
 		free(why);
+		lk_strv_release(&flags);
 		return LK_EINPUT;
 	}
 	for (i = 0; i < spec->ndefines; i++) {
 		const struct lk_param *d = &spec->defines[i];
 
 		if (*d->value)
-			lk_strv_pushf(argv, "-D%s=%s", d->name, d->value);
+			lk_strv_pushf(&flags, "-D%s=%s", d->name, d->value);
 		else
-			lk_strv_pushf(argv, "-D%s", d->name);
+			lk_strv_pushf(&flags, "-D%s", d->name);
 	}
 	if (spec->opt_report)
-		push_opt_report(spec->compiler, argv);
-	lk_strv_pushf(argv, "-I%s", lk_rt_include_dir());
-	lk_strv_push(argv, spec->source);
-	lk_strv_push(argv, "-o");
-	lk_strv_push(argv, output);
-	lk_strv_pushf(argv, "%s/liblkrt.a", lk_rt_lib_dir());
-	lk_strv_push(argv, "-lm");
+		push_opt_report(spec->compiler, &flags);
+	lk_cc_argv(&line, argv);
+	lk_strv_release(&flags);
 	return 0;
 }
 
@@ -165,26 +144,6 @@ out:
 	free(version);
 	lk_strv_release(&argv);
 	return ret;
-}
-
-char *lk_compiler_error(const char *log)
-{
-	const char *err = strstr(log, "error:");
-	const char *undef = strstr(log, "undefined reference");
-	const char *line;
-	size_t n;
-
-	/* The linker's first undefined symbol says more than "ld returned
-	 * 1 exit status". */
-	if (undef && (!err || undef < err || strstr(err, "ld returned")))
-		err = undef;
-	if (!err)
-		return NULL;
-	/* Back to the start of the line: "file.c:3:7: error: ..." */
-	for (line = err; line > log && line[-1] != '\n'; line--)
-		;
-	n = strcspn(line, "\n");
-	return lk_strndup(line, n > 300 ? 300 : n);
 }
 
 static void describe_failure(struct lk_build_rec *b,
