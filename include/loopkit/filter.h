@@ -22,7 +22,6 @@
 
 #include "config.h"
 #include "core.h"
-#include "harness.h"
 #include "store.h"
 
 /* Chosen from measurements, see doc/loopkit-filter.md. */

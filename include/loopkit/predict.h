@@ -3,7 +3,8 @@
  * batch of blocks (a tool that can, runs them all in one process) and
  * gives each one a prediction in cycles per block iteration, or a status
  * saying why not. Failing on a block is a status, never an error: errors
- * are for a tool that cannot run at all.
+ * are for a tool that cannot run at all. Lift then sums a kernel's
+ * blocks' predictions times their occurrences.
  */
 #ifndef LOOPKIT_PREDICT_H
 #define LOOPKIT_PREDICT_H
@@ -12,6 +13,7 @@
 #include <stdint.h>
 
 #include "core.h"
+#include "store.h"
 
 /* One block to predict, as the binary has it. */
 struct lk_pblock {
@@ -219,5 +221,62 @@ int lk_predict_campaign(struct lk_ctx *ctx, struct lk_store *s,
 			int64_t campaign, const struct lk_sweep *cfg,
 			const struct lk_predict_opts *opts,
 			struct lk_predict_summary *sum);
+
+/* ---- lift (src/predict/lift.c, lift-campaign.c): a kernel's prediction
+ * from its blocks' predictions and occurrences. Predictions and lifted
+ * rows are per predictor configuration, struct lk_prediction_key. ---- */
+
+/* The lifted value of one kernel for one predictor configuration. */
+struct lk_lift_result {
+	struct lk_prediction_key key; /* borrowed from the input or keys */
+	int ok;                  /* 0: excluded, see reason */
+	double value;            /* sum of occurrences x prediction */
+	char *unit;              /* the predictions' unit, "/iter" read as
+				    "/call"; "" when excluded */
+	long nblocks;            /* blocks with a non-zero count */
+	long nfailed;            /* of those, without an ok prediction */
+	char *reason;            /* "" when ok */
+};
+
+/*
+ * lifted = sum over blocks b with a non-zero count of count(b) x
+ * prediction(b), in block order, for each key in keys[0..nkeys) (nkeys
+ * 0: every key the predictions of 'in' have). A kernel where a block
+ * with a non-zero count has no ok prediction with a value (none stored,
+ * failed, ...) or where the units differ is excluded for that key, the
+ * reason naming the first such block. *out gets one result per key;
+ * free it with lk_lift_results_free.
+ */
+void lk_lift_compute(const struct lk_lift_input *in,
+		     const struct lk_prediction_key *keys, size_t nkeys,
+		     LK_GIVE struct lk_lift_result **out, size_t *nout);
+void lk_lift_results_free(struct lk_lift_result *r, size_t n);
+
+/* Per predictor configuration, over a campaign. */
+struct lk_lift_tally {
+	char *tool, *tool_version, *params;
+	long lifted, excluded;
+};
+
+struct lk_lift_summary {
+	struct lk_stage_summary stage;
+	struct lk_lift_tally *tools;
+	size_t ntools;
+};
+
+void lk_lift_summary_release(struct lk_lift_summary *sum);
+
+/*
+ * Lift every counted variant of the campaign for every predictor
+ * configuration that predicted any block of any counted kernel of the
+ * campaign (so a kernel that one configuration never predicted is
+ * excluded for it, not silently absent). The lifted rows of each variant
+ * are replaced in one transaction: lifting is arithmetic on stored facts
+ * and is redone whole each time, as predictions may have been added.
+ * Variants without a stored ok count are skipped and said so.
+ */
+int lk_lift_campaign(struct lk_ctx *ctx, struct lk_store *s,
+		     int64_t campaign, const struct lk_sweep *cfg,
+		     struct lk_lift_summary *sum);
 
 #endif

@@ -346,6 +346,41 @@ int lk_store_variant_binaries(struct lk_ctx *ctx, struct lk_store *s,
 			      size_t *n);
 void lk_variant_binaries_free(struct lk_variant_binary *rows, size_t n);
 
+/* ---- The stage summary (src/store/stage.c): what happened to each
+ * variant in a campaign stage (blocks, count, predict, lift, filter). ---- */
+
+/* What happened to one variant in a stage. */
+struct lk_stage_item {
+	int64_t variant_id;
+	char *label;          /* "triad.c gcc O2 N=1000" */
+	char *status;         /* ok, stored, failed, skipped, excluded, ... */
+	char *reason;         /* "" when there is nothing to say */
+};
+
+struct lk_stage_summary {
+	struct lk_stage_item *items;   /* one per variant, in id order */
+	size_t n;
+	long done;            /* done now */
+	long earlier;         /* found in the store */
+	long failed;          /* tried and failed (the reason is stored) */
+	long skipped;         /* nothing to work on (no binary, no count) */
+};
+
+void lk_stage_summary_release(struct lk_stage_summary *sum);
+/* One item per variant, labelled as loopkit run labels them, status
+ * "pending"; then set an item's status and reason (copied). */
+void lk_stage_items_init(struct lk_stage_summary *sum,
+			 const struct lk_variant_binary *v, size_t n);
+void lk_stage_item_set(struct lk_stage_item *item, const char *status,
+		       const char *reason);
+
+/*
+ * The content hash of a file (lk_hash of its bytes, hex): the key of
+ * blocks and counts in the store.
+ */
+int lk_binary_hash(struct lk_ctx *ctx, const char *path,
+		   char out[LK_HASH_HEX]);
+
 /* ---- report: what loopkit report reads (src/store/report.c). ---- */
 
 /* The names of every campaign, in creation order, appended to names. */
@@ -462,7 +497,7 @@ int lk_store_prediction_count(struct lk_ctx *ctx, struct lk_store *s,
 /* ---- The code-analyzer harness: basic blocks, counts, lifted
  * predictions, filter verdicts (src/store/bb.c, src/store/lift.c). ----
  * Blocks and counts belong to a function of a binary, keyed by the
- * binary's CONTENT hash (lk_binary_hash in bb.h) and the function's
+ * binary's CONTENT hash (lk_binary_hash above) and the function's
  * name, so the same binary in two variants or campaigns is decoded and
  * counted once. Each put is one transaction. */
 

@@ -4,7 +4,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "loopkit/harness.h"
+#include "loopkit/config.h"
+#include "loopkit/store.h"
 
 /* Without a campaign file: the store's one campaign with variants. */
 static int only_campaign(struct lk_ctx *ctx, struct lk_store *s,

@@ -3,7 +3,9 @@
 
 #include "cli.h"
 #include "loopkit/bb.h"
-#include "loopkit/harness.h"
+#include "loopkit/config.h"
+#include "loopkit/count.h"
+#include "loopkit/store.h"
 
 static const char usage[] =
 	"BINARY [--function NAME] [--json] [--intel]\n"

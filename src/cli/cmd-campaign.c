@@ -13,7 +13,7 @@
 #include "cli.h"
 #include "loopkit/gen.h"
 #include "loopkit/filter.h"
-#include "loopkit/harness.h"
+#include "loopkit/count.h"
 #include "loopkit/measure.h"
 #include "loopkit/predict.h"
 #include "loopkit/report.h"

@@ -2,8 +2,9 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "loopkit/config.h"
 #include "loopkit/count.h"
-#include "loopkit/harness.h"
+#include "loopkit/store.h"
 
 static const char usage[] =
 	"BINARY [--function NAME] [--json] [-- ARGS...]\n"

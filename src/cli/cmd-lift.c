@@ -4,7 +4,9 @@
 #include <string.h>
 
 #include "cli.h"
-#include "loopkit/harness.h"
+#include "loopkit/config.h"
+#include "loopkit/predict.h"
+#include "loopkit/store.h"
 
 static const char usage[] =
 	"[-c CAMPAIGN.yaml] [-o DIR]\n\n"

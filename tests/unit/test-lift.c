@@ -12,7 +12,8 @@
 #include <unistd.h>
 
 #include "loopkit/bb.h"
-#include "loopkit/harness.h"
+#include "loopkit/config.h"
+#include "loopkit/predict.h"
 #include "loopkit/store.h"
 
 static char tmpdir[64];
@@ -357,7 +358,7 @@ Test(lift, a_key_without_any_prediction_excludes)
 {
 	const uint64_t counts[] = {1, 2};
 	const double values[] = {1, 2};
-	const struct lk_tool_key keys[] = {{"mca", "19", ""},
+	const struct lk_prediction_key keys[] = {{"mca", "19", ""},
 					   {"uica", "1", ""}};
 	struct lk_lift_input in;
 	struct lk_lift_result *r;

@@ -7,27 +7,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loopkit/bb.h"
-#include "loopkit/harness.h"
+#include "loopkit/predict.h"
 
-static int key_eq(const struct lk_tool_key *a, const char *tool,
+static int key_eq(const struct lk_prediction_key *a, const char *tool,
 		  const char *version, const char *params)
 {
-	return !strcmp(a->tool, tool) && !strcmp(a->tool_version, version) &&
+	return !strcmp(a->tool, tool) && !strcmp(a->version, version) &&
 	       !strcmp(a->params, params);
 }
 
 static int pred_has_key(const struct lk_lift_prediction *p,
-			const struct lk_tool_key *k)
+			const struct lk_prediction_key *k)
 {
 	return key_eq(k, p->tool, p->tool_version, p->params);
 }
 
 /* The distinct keys of in's predictions (borrowed strings). */
-static struct lk_tool_key *input_keys(const struct lk_lift_input *in,
+static struct lk_prediction_key *input_keys(const struct lk_lift_input *in,
 				      size_t *n)
 {
-	struct lk_tool_key *keys = lk_calloc(in->npreds + 1, sizeof(*keys));
+	struct lk_prediction_key *keys = lk_calloc(in->npreds + 1, sizeof(*keys));
 	size_t nk = 0, i, j;
 
 	for (i = 0; i < in->npreds; i++) {
@@ -35,7 +34,7 @@ static struct lk_tool_key *input_keys(const struct lk_lift_input *in,
 		     j++)
 			;
 		if (j == nk)
-			keys[nk++] = (struct lk_tool_key){
+			keys[nk++] = (struct lk_prediction_key){
 				in->preds[i].tool, in->preds[i].tool_version,
 				in->preds[i].params};
 	}
@@ -123,12 +122,12 @@ static void lift_one(const struct lk_lift_input *in,
 }
 
 void lk_lift_compute(const struct lk_lift_input *in,
-		     const struct lk_tool_key *keys, size_t nkeys,
+		     const struct lk_prediction_key *keys, size_t nkeys,
 		     struct lk_lift_result **out, size_t *nout)
 {
 	const struct lk_lift_prediction **by_block =
 		lk_calloc(in->nblocks + 1, sizeof(*by_block));
-	struct lk_tool_key *own = NULL;
+	struct lk_prediction_key *own = NULL;
 	struct lk_lift_result *r;
 
 	if (!nkeys)

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loopkit/harness.h"
+#include "loopkit/predict.h"
 
 struct kernel {
 	int64_t function_id;
@@ -74,10 +74,10 @@ static int load_kernel(struct lk_ctx *ctx, struct lk_store *s,
 }
 
 /* Every key predicted for any loaded kernel (borrowed strings). */
-static struct lk_tool_key *campaign_keys(const struct kernel *k, size_t n,
+static struct lk_prediction_key *campaign_keys(const struct kernel *k, size_t n,
 					 size_t *nkeys)
 {
-	struct lk_tool_key *keys = NULL;
+	struct lk_prediction_key *keys = NULL;
 	size_t nk = 0, cap = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -89,14 +89,14 @@ static struct lk_tool_key *campaign_keys(const struct kernel *k, size_t n,
 
 			for (j = 0; j < nk; j++)
 				if (!strcmp(keys[j].tool, x->tool) &&
-				    !strcmp(keys[j].tool_version,
+				    !strcmp(keys[j].version,
 					    x->tool_version) &&
 				    !strcmp(keys[j].params, x->params))
 					break;
 			if (j < nk)
 				continue;
 			LK_GROW(keys, nk + 1, cap);
-			keys[nk++] = (struct lk_tool_key){
+			keys[nk++] = (struct lk_prediction_key){
 				x->tool, x->tool_version, x->params};
 		}
 	}
@@ -105,20 +105,20 @@ static struct lk_tool_key *campaign_keys(const struct kernel *k, size_t n,
 }
 
 static void tally_init(struct lk_lift_summary *sum,
-		       const struct lk_tool_key *keys, size_t nkeys)
+		       const struct lk_prediction_key *keys, size_t nkeys)
 {
 	sum->tools = lk_calloc(nkeys + 1, sizeof(*sum->tools));
 	sum->ntools = nkeys;
 	for (size_t i = 0; i < nkeys; i++) {
 		sum->tools[i].tool = lk_strdup(keys[i].tool);
-		sum->tools[i].tool_version = lk_strdup(keys[i].tool_version);
+		sum->tools[i].tool_version = lk_strdup(keys[i].version);
 		sum->tools[i].params = lk_strdup(keys[i].params);
 	}
 }
 
 static int lift_kernel(struct lk_ctx *ctx, struct lk_store *s,
 		       int64_t variant_id, const struct kernel *k,
-		       const struct lk_tool_key *keys, size_t nkeys,
+		       const struct lk_prediction_key *keys, size_t nkeys,
 		       struct lk_lift_summary *sum)
 {
 	struct lk_lift_result *r;
@@ -131,7 +131,7 @@ static int lift_kernel(struct lk_ctx *ctx, struct lk_store *s,
 	rows = lk_calloc(nr + 1, sizeof(*rows));
 	for (i = 0; i < nr; i++) {
 		rows[i] = (struct lk_lifted_rec){
-			r[i].key.tool, r[i].key.tool_version, r[i].key.params,
+			r[i].key.tool, r[i].key.version, r[i].key.params,
 			r[i].ok ? "ok" : "excluded", r[i].ok, r[i].value,
 			r[i].unit, r[i].nblocks, r[i].nfailed, r[i].reason};
 		sum->tools[i].lifted += r[i].ok;
@@ -164,7 +164,7 @@ int lk_lift_campaign(struct lk_ctx *ctx, struct lk_store *s,
 {
 	struct lk_variant_binary *v = NULL;
 	struct kernel *k = NULL;
-	struct lk_tool_key *keys = NULL;
+	struct lk_prediction_key *keys = NULL;
 	size_t n = 0, nkeys = 0, i;
 	int ret = lk_store_variant_binaries(ctx, s, campaign, &v, &n);
 
