@@ -345,8 +345,10 @@ char *lk_l1_proxy_flags(struct lk_ctx *ctx, const char *cflags)
 	struct lk_buf b = LK_BUF_INIT;
 	size_t i;
 
-	if (lk_strv_split(ctx, &words, cflags ? cflags : ""))
+	if (lk_strv_split(ctx, &words, cflags ? cflags : "")) {
+		lk_strv_release(&words); /* the words before the bad quote */
 		return NULL;
+	}
 	for (i = 0; i < words.n; i++)
 		if (!isa_flag(words.v[i]))
 			add_word(&b, words.v[i]);

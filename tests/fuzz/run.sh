@@ -15,7 +15,7 @@ libs="$(pkg-config --libs yaml-0.1 sqlite3) -lxxhash -lpthread -lm"
 # bb decodes with Zydis and reads ELF files with libelf.
 libs="$libs -lZydis -lZycore $(pkg-config --libs libelf)"
 core=$(ls src/core/*.c src/config/*.c src/bb/*.c)
-# The harness stages in bb/ and filter/ keep their facts in the store.
+# The stages in bb/ and filter/ keep their facts in the store.
 core="$core $(ls src/store/*.c src/filter/*.c)"
 # toolchain/: the filter builds its x86-64-v3 proxies through the build
 # cache; reduce.c takes its quantiles and means from src/stats.
