@@ -9,6 +9,7 @@
 #define LOOPKIT_SUBPROCESS_H
 
 #include <stddef.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "core.h"
@@ -81,6 +82,14 @@ LK_GIVE char *lk_proc_format_bytes(size_t bytes);
 
 /* No memory limit, where one is asked for (opts, method, build spec). */
 #define LK_PROC_UNLIMITED SIZE_MAX
+
+/*
+ * The RLIMIT_AS, soft and hard (a program must not raise it back), for a
+ * memory_limit as in lk_proc_opts (0: the default, LK_PROC_UNLIMITED:
+ * none), never above our own hard limit; RLIM_INFINITY when none. 1 when
+ * a limit applies, 0 when not.
+ */
+int lk_proc_memory_rlimit(size_t bytes, struct rlimit *l);
 
 /* Half of the physical memory: the default memory limit of every
  * program loopkit runs; 0 if unknown. */

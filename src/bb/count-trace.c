@@ -110,20 +110,6 @@ fail:
 	_exit(127);
 }
 
-/* Soft and hard (the benchmark must not raise it back), never above our
- * own hard limit. */
-static void plan_limit(const struct lk_count_opts *opts, struct rlimit *l)
-{
-	size_t bytes = opts->memory_limit ? opts->memory_limit
-					  : lk_proc_default_memory_limit();
-	struct rlimit cur;
-
-	l->rlim_cur = l->rlim_max = bytes && bytes != LK_PROC_UNLIMITED
-					    ? (rlim_t)bytes : RLIM_INFINITY;
-	if (!getrlimit(RLIMIT_AS, &cur) && cur.rlim_max < l->rlim_max)
-		l->rlim_cur = l->rlim_max = cur.rlim_max;
-}
-
 static int spawn(struct lk_ctx *ctx, const struct lk_count_opts *opts,
 		 struct tracer *t)
 {
@@ -136,7 +122,7 @@ static int spawn(struct lk_ctx *ctx, const struct lk_count_opts *opts,
 		lk_strv_push(&argv, *a);
 	lk_proc_tag_new(t->tag);
 	build_env(opts, t->tag, &env);
-	plan_limit(opts, &t->limit);
+	lk_proc_memory_rlimit(opts->memory_limit, &t->limit);
 	if (pipe2(pipefd, O_CLOEXEC))
 		return lk_error_errno(ctx, "pipe");
 	t->pid = lk_proc_fork();

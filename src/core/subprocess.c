@@ -151,19 +151,23 @@ fail:
  * The soft and hard limit both (a benchmark must not raise it back),
  * never above the hard limit we run under ourselves.
  */
-static void plan_limit(struct child_plan *p, size_t bytes)
+int lk_proc_memory_rlimit(size_t bytes, struct rlimit *l)
 {
 	struct rlimit cur;
+	int limited;
 
 	if (!bytes)
 		bytes = lk_proc_default_memory_limit();
-	if (!bytes || bytes == LK_PROC_UNLIMITED)
-		return;
-	p->limit.rlim_cur = p->limit.rlim_max = (rlim_t)bytes;
-	if (!getrlimit(RLIMIT_AS, &cur) && cur.rlim_max != RLIM_INFINITY &&
-	    cur.rlim_max < p->limit.rlim_max)
-		p->limit.rlim_cur = p->limit.rlim_max = cur.rlim_max;
-	p->limit_set = 1;
+	limited = bytes && bytes != LK_PROC_UNLIMITED;
+	l->rlim_cur = l->rlim_max = limited ? (rlim_t)bytes : RLIM_INFINITY;
+	if (!getrlimit(RLIMIT_AS, &cur) && cur.rlim_max < l->rlim_max)
+		l->rlim_cur = l->rlim_max = cur.rlim_max;
+	return limited;
+}
+
+static void plan_limit(struct child_plan *p, size_t bytes)
+{
+	p->limit_set = lk_proc_memory_rlimit(bytes, &p->limit);
 }
 
 /* The child's environment: the given one (or ours) with our tag. */
