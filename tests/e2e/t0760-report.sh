@@ -65,7 +65,13 @@ INSERT INTO lifted(variant_id, function_id, tool, tool_version, params,
   'cycles', 4, CASE WHEN vid = 2 THEN 1 ELSE 0 END,
   CASE WHEN vid = 2 THEN 'block 0x1130: the adapter''s rule matched nothing'
   ELSE '' END FROM m;
--- SYNTHETIC too: variant 6's calibration declared unreliable, so that
+-- SYNTHETIC: whether this host's calibrations were reliable or not (a
+-- loaded machine, ASan), every run's is declared reliable first ...
+UPDATE results SET flags = replace(flags, 'calibration-unreliable', '')
+ WHERE metric = 'cycles';
+UPDATE results SET is_primary = (metric = 'cycles')
+ WHERE metric IN ('cycles', 'tsc');
+-- ... then variant 6's calibration declared unreliable, so that
 -- its run's primary figure is TSC ticks: never compared with cycles.
 UPDATE results SET flags = 'calibration-unreliable', is_primary = 0
  WHERE metric = 'cycles' AND run_id = (SELECT id FROM runs
