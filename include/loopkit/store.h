@@ -358,13 +358,45 @@ struct lk_stage_item {
 };
 
 struct lk_stage_summary {
-	struct lk_stage_item *items;   /* one per variant, in id order */
+	struct lk_stage_item *items;   /* one per unit (variant, gen unit,
+					  memprof program), in order */
 	size_t n;
 	long done;            /* done now */
 	long earlier;         /* found in the store */
 	long failed;          /* tried and failed (the reason is stored) */
 	long skipped;         /* nothing to work on (no binary, no count) */
+	char *line;           /* what the stage did, for 'campaign': one
+				 line, then optional indented lines of
+				 figures; owned, NULL before the stage ran */
 };
+
+/*
+ * The stage interface. Every stage (gen, measure, blocks, count, predict,
+ * lift, filter, memprof, report) is an lk_stage_fn: it reads the parsed
+ * campaign file 'cfg' and what earlier stages stored for 'campaign' in
+ * the open store 's', stores its own facts, skips what the store already
+ * holds, and fills *sum (which the caller releases, whatever the result).
+ * A failing unit (a variant that does not build, a block a tool refuses)
+ * is stored with its reason and counted in sum->failed; only a failure
+ * of loopkit itself (store, system, a tool that cannot run at all)
+ * returns < 0. Options a command line gives for one stage (predict's
+ * --mcpu, filter's --l1d-size, ...) are written into cfg's section for
+ * that stage before the call, so the stage reads one source.
+ */
+struct lk_sweep;
+
+struct lk_stage_opts {
+	int jobs;             /* parallel units; <= 0: one per CPU */
+	int quiet;            /* no progress on stderr */
+	int verbose;          /* say more on stderr */
+	int retry_failed;     /* try again units stored as failed */
+	int list_only;        /* gen, measure: list the units, do nothing */
+};
+
+typedef int lk_stage_fn(struct lk_ctx *ctx, struct lk_store *s,
+			int64_t campaign, const struct lk_sweep *cfg,
+			const struct lk_stage_opts *opts,
+			struct lk_stage_summary *sum);
 
 void lk_stage_summary_release(struct lk_stage_summary *sum);
 /* One item per variant, labelled as loopkit run labels them, status

@@ -31,6 +31,7 @@ void lk_stage_summary_release(struct lk_stage_summary *sum)
 		free(sum->items[i].reason);
 	}
 	free(sum->items);
+	free(sum->line);
 	memset(sum, 0, sizeof(*sum));
 }
 
