@@ -77,7 +77,7 @@ $(O)/plugin/lkmemprof.so: $(PLUGIN_SRC) $(wildcard plugin/gcc/*.h)
 	@mkdir -p $(@D)
 	g++ $(PLUGIN_CXXFLAGS) -shared -o $@ $(PLUGIN_SRC)
 
-.PHONY: all check check-suite unit e2e demo bench deps fuzz clean help \
+.PHONY: all check check-suite unit e2e demo bench deps fuzz clean help layers \
 	format asan
 all: $(LOOPKIT) $(LIBLKRT) $(PLUGIN)
 
@@ -140,6 +140,7 @@ check-suite: unit e2e
 # The whole suite, then again under ASan+UBSan in its own build directory.
 # Packages first, then the build in a sub-make that sees them.
 check: deps
+	@$(MAKE) --no-print-directory layers
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory check-suite
 	@$(MAKE) --no-print-directory O=$(O)/asan SANITIZE=1 check-suite
@@ -147,6 +148,12 @@ check: deps
 
 asan:
 	@$(MAKE) --no-print-directory O=$(O)/asan SANITIZE=1 check-suite
+
+# The include arrows follow doc/design.md's layers; the self-test proves
+# the check catches a stage including another stage's header.
+layers:
+	@sh tests/layers.sh
+	@sh tests/layers.sh --self-test
 
 fuzz:
 	@sh tests/fuzz/run.sh $(O)/fuzz explore
@@ -170,7 +177,8 @@ clean:
 help:
 	@echo "make          build loopkit and the benchmark runtime (O=dir)"
 	@echo "make deps     install the Debian packages loopkit needs"
-	@echo "make check    unit + end-to-end tests, then again under ASan+UBSan"
+	@echo "make check    layer check, unit + end-to-end tests, then again under ASan+UBSan"
+	@echo "make layers   the include arrows follow doc/design.md's layers"
 	@echo "make demo     run the example sweep into ./loopkit.d"
 	@echo "make bench    overhead and stability benchmarks"
 	@echo "make fuzz     run the fuzz targets for a while"

@@ -89,19 +89,24 @@ struct lk_flagset {
 	char *flags;
 };
 
-enum lk_filter_op { LK_F_EQ, LK_F_NE, LK_F_LT, LK_F_LE, LK_F_GT, LK_F_GE,
-		    LK_F_IN, LK_F_NOT_IN };
+/*
+ * The sweep's row selection, 'exclude:' and 'only:' (src/config/select.c):
+ * selectors pick which combinations become variants. Named apart from the
+ * L1 filter stage (src/filter, the 'filter:' section).
+ */
+enum lk_selector_op { LK_SEL_EQ, LK_SEL_NE, LK_SEL_LT, LK_SEL_LE,
+		      LK_SEL_GT, LK_SEL_GE, LK_SEL_IN, LK_SEL_NOT_IN };
 
 /* key OP values: LT..GE compare numbers, the rest strings. */
-struct lk_filter_cond {
+struct lk_selector_cond {
 	char *key;               /* source, compiler, flags or an axis name */
-	enum lk_filter_op op;
+	enum lk_selector_op op;
 	struct lk_strv values;   /* one value except for IN / NOT_IN */
 };
 
 /* A conjunction: matches a variant when every condition holds. */
-struct lk_filter {
-	struct lk_filter_cond *conds;
+struct lk_selector {
+	struct lk_selector_cond *conds;
 	size_t nconds;
 	long line;
 };
@@ -190,7 +195,7 @@ void lk_gen_config_release(struct lk_gen_config *g);
  * The 'filter:' section: the L1-residency filter of the code-analyzer
  * harness (doc/loopkit-filter.md). All zero means every default, so a
  * sweep without the section filters with the defaults. Named apart from
- * struct lk_filter (exclude/only), which selects variants to build.
+ * struct lk_selector (exclude/only), which selects variants to build.
  */
 struct lk_l1_filter_cfg {
 	int disabled;            /* enabled: false */
@@ -219,9 +224,9 @@ struct lk_sweep {
 	size_t nflagsets;
 	struct lk_axis *axes;
 	size_t naxes;
-	struct lk_filter *exclude; /* drop a combination matching any */
+	struct lk_selector *exclude; /* drop a combination matching any */
 	size_t nexclude;
-	struct lk_filter *only;    /* if any: keep only those matching one */
+	struct lk_selector *only;    /* if any: keep only those matching one */
 	size_t nonly;
 	struct lk_strv metrics;    /* default: tsc, cycles, ns */
 	struct lk_method method;
@@ -296,7 +301,7 @@ void lk_variants_free(struct lk_variant *v, size_t n);
  * path; 'compiler' the compiler as written or its base name; 'flags' the
  * flag set's name. LT..GE never match a value that is not a number.
  */
-int lk_filter_match(const struct lk_sweep *s, const struct lk_filter *f,
+int lk_selector_match(const struct lk_sweep *s, const struct lk_selector *f,
 		    const struct lk_variant *v);
 
 #endif

@@ -88,7 +88,7 @@ static int emit(struct lk_ctx *ctx, const struct lk_gen_scop *scop,
 	if (!a->out_dir || a->print) {
 		if (n > 1)
 			printf("/* loopkit gen: %s */\n", chain);
-		fputs(r->source, stdout);
+		fputs(lk_gen_result_source(r), stdout);
 		if (!a->out_dir)
 			return 0;
 	}
@@ -97,7 +97,8 @@ static int emit(struct lk_ctx *ctx, const struct lk_gen_scop *scop,
 	kname = lk_gen_kernel_name(scop);
 	name = lk_asprintf("%s.%zu.c", kname, idx);
 	path = lk_path_join(a->out_dir, name);
-	ret = lk_file_write_atomic(ctx, path, r->source, strlen(r->source));
+	ret = lk_file_write_atomic(ctx, path, lk_gen_result_source(r),
+				   strlen(lk_gen_result_source(r)));
 	if (!ret && !a->quiet)
 		fprintf(stderr, "loopkit: %s: %s\n", path, chain);
 	free(path);
@@ -174,7 +175,7 @@ static int gen_file(struct lk_ctx *ctx, const char *kernel,
 	if (ret)
 		exit_code = lk_cli_fail(ctx);
 	for (i = 0; !ret && i < a->params.n; i++)
-		lk_strv_push(&scop->size_values, a->params.v[i]);
+		lk_gen_scop_add_size(scop, a->params.v[i]);
 	for (i = 0; !ret && i < n; i++) {
 		struct lk_ctx one;
 

@@ -14,7 +14,7 @@
 #define LK_AXIS_VALUES_MAX 1000000L /* values over all axes */
 #define LK_VARIANTS_MAX 1000000L    /* combinations before filtering */
 #define LK_AXES_MAX 1000L           /* -D axes in one sweep */
-#define LK_FILTER_VALUES_MAX 100000L /* values over all filter conditions */
+#define LK_SELECTOR_VALUES_MAX 100000L /* values over all filter conditions */
 /*
  * libyaml's scanner slows down quadratically with flow nesting depth
  * (200,000 '[' take a minute); no sweep needs more than 5 levels.
@@ -28,7 +28,7 @@ struct lk_loader {
 	yaml_document_t *doc;
 	struct lk_sweep *sweep;
 	long axis_values;        /* running total, see LK_AXIS_VALUES_MAX */
-	long filter_values;      /* see LK_FILTER_VALUES_MAX */
+	long selector_values;      /* see LK_SELECTOR_VALUES_MAX */
 };
 
 long lk_yaml_line(const yaml_node_t *n);
@@ -88,9 +88,9 @@ void lk_sweep_clear_flagsets(struct lk_sweep *s);
 /* The loader's parts, one per file. */
 int lk_load_axes(struct lk_loader *ld, const yaml_node_t *defines);
 int lk_load_gen(struct lk_loader *ld, const yaml_node_t *gen);
-int lk_load_filters(struct lk_loader *ld, const yaml_node_t *list,
-		    const char *what, struct lk_filter **out, size_t *n);
-void lk_filters_free(struct lk_filter *f, size_t n);
+int lk_load_selectors(struct lk_loader *ld, const yaml_node_t *list,
+		    const char *what, struct lk_selector **out, size_t *n);
+void lk_selectors_free(struct lk_selector *f, size_t n);
 int lk_load_report(struct lk_loader *ld, const yaml_node_t *n);
 void lk_report_cfg_release(struct lk_report_cfg *r);
 int lk_load_predict(struct lk_loader *ld, const yaml_node_t *n);

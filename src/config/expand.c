@@ -69,10 +69,10 @@ static int keep(const struct lk_sweep *s, const struct lk_variant *v)
 	size_t i;
 
 	for (i = 0; i < s->nexclude; i++)
-		if (lk_filter_match(s, &s->exclude[i], v))
+		if (lk_selector_match(s, &s->exclude[i], v))
 			return 0;
 	for (i = 0; i < s->nonly; i++)
-		if (lk_filter_match(s, &s->only[i], v))
+		if (lk_selector_match(s, &s->only[i], v))
 			return 1;
 	return !s->nonly;
 }

@@ -232,13 +232,13 @@ static int load_method(struct lk_loader *ld, const yaml_node_t *n)
 
 static int load_exclude(struct lk_loader *ld, const yaml_node_t *n)
 {
-	return lk_load_filters(ld, n, "exclude", &ld->sweep->exclude,
+	return lk_load_selectors(ld, n, "exclude", &ld->sweep->exclude,
 			       &ld->sweep->nexclude);
 }
 
 static int load_only(struct lk_loader *ld, const yaml_node_t *n)
 {
-	return lk_load_filters(ld, n, "only", &ld->sweep->only,
+	return lk_load_selectors(ld, n, "only", &ld->sweep->only,
 			       &ld->sweep->nonly);
 }
 

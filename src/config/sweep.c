@@ -52,8 +52,8 @@ void lk_sweep_free(struct lk_sweep *s)
 	lk_strv_release(&s->compilers);
 	flagsets_free(s->flagsets, s->nflagsets);
 	lk_axes_free(s->axes, s->naxes);
-	lk_filters_free(s->exclude, s->nexclude);
-	lk_filters_free(s->only, s->nonly);
+	lk_selectors_free(s->exclude, s->nexclude);
+	lk_selectors_free(s->only, s->nonly);
 	lk_strv_release(&s->metrics);
 	lk_report_cfg_release(&s->report);
 	lk_predict_config_release(&s->predict);

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "loopkit/gen.h"
+#include "poly.h"
 
 #define GEN_VERSION "loopkit-gen 2"
 

@@ -334,6 +334,11 @@ int lk_gen_transform(struct lk_ctx *ctx, struct lk_gen_scop *s,
 	return ret;
 }
 
+const char *lk_gen_result_source(const struct lk_gen_result *r)
+{
+	return r->source;
+}
+
 void lk_gen_result_free(struct lk_gen_result *r)
 {
 	if (!r)

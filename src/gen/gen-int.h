@@ -8,7 +8,7 @@
 
 #include <clang-c/Index.h>
 
-#include "loopkit/gen.h"
+#include "poly.h"
 
 /* A node of the original loop tree, turned into an isl schedule. */
 struct snode {

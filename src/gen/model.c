@@ -293,6 +293,11 @@ int lk_gen_scop_deps(struct lk_ctx *ctx, struct lk_gen_scop *s)
 	return 0;
 }
 
+void lk_gen_scop_add_size(struct lk_gen_scop *scop, const char *name_value)
+{
+	lk_strv_push(&scop->size_values, name_value);
+}
+
 void lk_gen_scop_free(struct lk_gen_scop *s)
 {
 	size_t i, j;

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "loopkit/gen.h"
+#include "poly.h"
 #include "loopkit/subprocess.h"
 #include "loopkit/toolchain.h"
 

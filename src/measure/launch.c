@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "loopkit/subprocess.h"
-#include "measure.h"
+#include "measure-int.h"
 
 extern char **environ;
 

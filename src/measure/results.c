@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "measure.h"
+#include "measure-int.h"
 
 enum pick { PICK_TSC, PICK_NS, PICK_CAL, PICK_RATIO, PICK_EVENT };
 

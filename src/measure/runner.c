@@ -10,7 +10,7 @@
 
 #include "loopkit/env.h"
 #include "loopkit/toolchain.h"
-#include "measure.h"
+#include "measure-int.h"
 
 struct unit {
 	const struct lk_variant *v;

@@ -451,17 +451,17 @@ Test(config, expand_order)
 	lk_sweep_free(s);
 }
 
-static struct lk_filter *add_filter(struct lk_filter **list, size_t *n)
+static struct lk_selector *add_filter(struct lk_selector **list, size_t *n)
 {
 	*list = lk_reallocarray(*list, *n + 1, sizeof(**list));
 	memset(&(*list)[*n], 0, sizeof(**list));
 	return &(*list)[(*n)++];
 }
 
-static void add_cond(struct lk_filter *f, const char *key,
-		     enum lk_filter_op op, const char *v1, const char *v2)
+static void add_cond(struct lk_selector *f, const char *key,
+		     enum lk_selector_op op, const char *v1, const char *v2)
 {
-	struct lk_filter_cond *c;
+	struct lk_selector_cond *c;
 
 	f->conds = lk_reallocarray(f->conds, f->nconds + 1, sizeof(*c));
 	c = memset(&f->conds[f->nconds++], 0, sizeof(*c));
@@ -485,36 +485,36 @@ static size_t count_kept(struct lk_sweep *s)
 Test(config, expand_filters)
 {
 	struct lk_sweep *s = small_sweep();
-	struct lk_filter *f;
+	struct lk_selector *f;
 
 	f = add_filter(&s->exclude, &s->nexclude);
-	add_cond(f, "compiler", LK_F_EQ, "clang", NULL); /* base name */
-	add_cond(f, "A", LK_F_GT, "1", NULL);
+	add_cond(f, "compiler", LK_SEL_EQ, "clang", NULL); /* base name */
+	add_cond(f, "A", LK_SEL_GT, "1", NULL);
 	cr_assert_eq(count_kept(s), 24 - 6);
 	f = add_filter(&s->exclude, &s->nexclude);
-	add_cond(f, "source", LK_F_EQ, "triad.c", NULL);
+	add_cond(f, "source", LK_SEL_EQ, "triad.c", NULL);
 	cr_assert_eq(count_kept(s), 18 - 9);
 	f = add_filter(&s->only, &s->nonly);
-	add_cond(f, "B", LK_F_IN, "x", "z");
+	add_cond(f, "B", LK_SEL_IN, "x", "z");
 	cr_assert_eq(count_kept(s), 6);
 	f = add_filter(&s->only, &s->nonly);
-	add_cond(f, "B", LK_F_EQ, "y", NULL);
+	add_cond(f, "B", LK_SEL_EQ, "y", NULL);
 	cr_assert_eq(count_kept(s), 9);
 	f = add_filter(&s->exclude, &s->nexclude);
-	add_cond(f, "flags", LK_F_EQ, "default", NULL);
+	add_cond(f, "flags", LK_SEL_EQ, "default", NULL);
 	cr_assert_eq(count_kept(s), 0);
 	lk_sweep_free(s);
 }
 
 static int match1(const struct lk_sweep *s, const struct lk_variant *v,
-		  const char *key, enum lk_filter_op op, const char *v1,
+		  const char *key, enum lk_selector_op op, const char *v1,
 		  const char *v2)
 {
-	struct lk_filter f = {NULL, 0, 0};
+	struct lk_selector f = {NULL, 0, 0};
 	int m;
 
 	add_cond(&f, key, op, v1, v2);
-	m = lk_filter_match(s, &f, v);
+	m = lk_selector_match(s, &f, v);
 	free(f.conds[0].key);
 	lk_strv_release(&f.conds[0].values);
 	free(f.conds);
@@ -535,37 +535,37 @@ Test(config, filter_match_ops)
 	v.compiler = s->compilers.v[0];
 	v.flagset = &s->flagsets[0];
 	v.values = values;
-	cr_assert(match1(s, &v, "N", LK_F_EQ, "1000", NULL));
-	cr_assert(!match1(s, &v, "N", LK_F_EQ, "1e3", NULL));
-	cr_assert(match1(s, &v, "N", LK_F_NE, "999", NULL));
-	cr_assert(!match1(s, &v, "N", LK_F_NE, "1000", NULL));
-	cr_assert(match1(s, &v, "N", LK_F_LT, "1000.5", NULL));
-	cr_assert(!match1(s, &v, "N", LK_F_LT, "1000", NULL));
-	cr_assert(match1(s, &v, "N", LK_F_LE, "1000", NULL));
-	cr_assert(!match1(s, &v, "N", LK_F_LE, "999", NULL));
-	cr_assert(match1(s, &v, "N", LK_F_GT, "-5", NULL));
-	cr_assert(!match1(s, &v, "N", LK_F_GT, "1000", NULL));
-	cr_assert(match1(s, &v, "N", LK_F_GE, "1e3", NULL));
-	cr_assert(!match1(s, &v, "N", LK_F_GE, "1001", NULL));
-	cr_assert(match1(s, &v, "N", LK_F_IN, "1", "1000"));
-	cr_assert(!match1(s, &v, "N", LK_F_IN, "1", "2"));
-	cr_assert(match1(s, &v, "N", LK_F_NOT_IN, "1", "2"));
-	cr_assert(!match1(s, &v, "N", LK_F_NOT_IN, "1000", "2"));
+	cr_assert(match1(s, &v, "N", LK_SEL_EQ, "1000", NULL));
+	cr_assert(!match1(s, &v, "N", LK_SEL_EQ, "1e3", NULL));
+	cr_assert(match1(s, &v, "N", LK_SEL_NE, "999", NULL));
+	cr_assert(!match1(s, &v, "N", LK_SEL_NE, "1000", NULL));
+	cr_assert(match1(s, &v, "N", LK_SEL_LT, "1000.5", NULL));
+	cr_assert(!match1(s, &v, "N", LK_SEL_LT, "1000", NULL));
+	cr_assert(match1(s, &v, "N", LK_SEL_LE, "1000", NULL));
+	cr_assert(!match1(s, &v, "N", LK_SEL_LE, "999", NULL));
+	cr_assert(match1(s, &v, "N", LK_SEL_GT, "-5", NULL));
+	cr_assert(!match1(s, &v, "N", LK_SEL_GT, "1000", NULL));
+	cr_assert(match1(s, &v, "N", LK_SEL_GE, "1e3", NULL));
+	cr_assert(!match1(s, &v, "N", LK_SEL_GE, "1001", NULL));
+	cr_assert(match1(s, &v, "N", LK_SEL_IN, "1", "1000"));
+	cr_assert(!match1(s, &v, "N", LK_SEL_IN, "1", "2"));
+	cr_assert(match1(s, &v, "N", LK_SEL_NOT_IN, "1", "2"));
+	cr_assert(!match1(s, &v, "N", LK_SEL_NOT_IN, "1000", "2"));
 	/* A value that is no number never compares. */
-	cr_assert(!match1(s, &v, "S", LK_F_LT, "1", NULL));
-	cr_assert(!match1(s, &v, "S", LK_F_GE, "1", NULL));
+	cr_assert(!match1(s, &v, "S", LK_SEL_LT, "1", NULL));
+	cr_assert(!match1(s, &v, "S", LK_SEL_GE, "1", NULL));
 	/* A source goes by base name, as written and absolute path. */
-	cr_assert(match1(s, &v, "source", LK_F_EQ, "dot.c", NULL));
-	cr_assert(match1(s, &v, "source", LK_F_EQ, dot, NULL));
-	cr_assert(match1(s, &v, "source", LK_F_EQ, s->sources.v[0], NULL));
-	cr_assert(!match1(s, &v, "source", LK_F_NE, "dot.c", NULL));
-	cr_assert(!match1(s, &v, "source", LK_F_NOT_IN, dot, "x"));
-	cr_assert(match1(s, &v, "source", LK_F_NE, "triad.c", NULL));
-	cr_assert(match1(s, &v, "compiler", LK_F_EQ, "gcc", NULL));
-	cr_assert(match1(s, &v, "flags", LK_F_EQ, "default", NULL));
-	cr_assert(!match1(s, &v, "flags", LK_F_EQ, "-O2", NULL));
+	cr_assert(match1(s, &v, "source", LK_SEL_EQ, "dot.c", NULL));
+	cr_assert(match1(s, &v, "source", LK_SEL_EQ, dot, NULL));
+	cr_assert(match1(s, &v, "source", LK_SEL_EQ, s->sources.v[0], NULL));
+	cr_assert(!match1(s, &v, "source", LK_SEL_NE, "dot.c", NULL));
+	cr_assert(!match1(s, &v, "source", LK_SEL_NOT_IN, dot, "x"));
+	cr_assert(match1(s, &v, "source", LK_SEL_NE, "triad.c", NULL));
+	cr_assert(match1(s, &v, "compiler", LK_SEL_EQ, "gcc", NULL));
+	cr_assert(match1(s, &v, "flags", LK_SEL_EQ, "default", NULL));
+	cr_assert(!match1(s, &v, "flags", LK_SEL_EQ, "-O2", NULL));
 	/* A key that names nothing matches nothing. */
-	cr_assert(!match1(s, &v, "nothing", LK_F_NE, "x", NULL));
+	cr_assert(!match1(s, &v, "nothing", LK_SEL_NE, "x", NULL));
 	free(dot);
 	lk_sweep_free(s);
 }
@@ -603,7 +603,7 @@ Test(config, expand_empty_and_guard)
 Test(config, expand_at_the_limit, .timeout = 60)
 {
 	struct lk_sweep *s = lk_sweep_new();
-	struct lk_filter *f;
+	struct lk_selector *f;
 	char *dot = data_path("src/dot.c");
 	size_t i;
 
@@ -616,8 +616,8 @@ Test(config, expand_at_the_limit, .timeout = 60)
 	}
 	/* Exactly 1,000,000 is allowed; keep few so this stays quick. */
 	f = add_filter(&s->only, &s->nonly);
-	add_cond(f, "A", LK_F_LT, "3", NULL);
-	add_cond(f, "B", LK_F_GE, "998", NULL);
+	add_cond(f, "A", LK_SEL_LT, "3", NULL);
+	add_cond(f, "B", LK_SEL_GE, "998", NULL);
 	cr_assert_eq(count_kept(s), 3 * 2);
 	free(dot);
 	lk_sweep_free(s);
@@ -813,7 +813,7 @@ static const char *written(const struct lk_sweep *s, const char *source)
 }
 
 static void dump_filters(struct lk_buf *b, const char *what,
-			 const struct lk_filter *f, size_t n)
+			 const struct lk_selector *f, size_t n)
 {
 	static const char *const ops[] = {"eq", "ne", "lt", "le",
 					  "gt", "ge", "in", "not-in"};
@@ -822,7 +822,7 @@ static void dump_filters(struct lk_buf *b, const char *what,
 	for (i = 0; i < n; i++) {
 		lk_buf_addf(b, "%s (line %ld):", what, f[i].line);
 		for (j = 0; j < f[i].nconds; j++) {
-			const struct lk_filter_cond *c = &f[i].conds[j];
+			const struct lk_selector_cond *c = &f[i].conds[j];
 
 			lk_buf_addf(b, "%s %s %s", j ? ";" : "", c->key,
 				    ops[c->op]);

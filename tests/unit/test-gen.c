@@ -12,7 +12,7 @@
 #include <isl/map.h>
 #include <isl/set.h>
 
-#include "loopkit/gen.h"
+#include "../../src/gen/poly.h"
 
 static char *data_path(const char *name)
 {

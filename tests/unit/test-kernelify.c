@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "loopkit/env.h"
-#include "loopkit/gen.h"
+#include "../../src/gen/poly.h"
 
 /* A kernel whose sizes come from main's call, in a temporary file. */
 static char *write_kernel(const char *body, const char *call)

@@ -1,15 +1,15 @@
-/* 'exclude:' and 'only:' filters: loading and matching variants. */
+/* 'exclude:' and 'only:' selectors: loading and matching variants. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "config-int.h"
 
-/* Indexed by enum lk_filter_op. */
+/* Indexed by enum lk_selector_op. */
 static const char *const op_names[] = {
 	"eq", "ne", "lt", "le", "gt", "ge", "in", "not-in", NULL,
 };
 
-void lk_filters_free(struct lk_filter *f, size_t n)
+void lk_selectors_free(struct lk_selector *f, size_t n)
 {
 	size_t i, j;
 
@@ -29,10 +29,10 @@ void lk_filters_free(struct lk_filter *f, size_t n)
  */
 static int budget(struct lk_loader *ld, const yaml_node_t *n, long count)
 {
-	ld->filter_values += count;
-	if (ld->filter_values > LK_FILTER_VALUES_MAX)
+	ld->selector_values += count;
+	if (ld->selector_values > LK_SELECTOR_VALUES_MAX)
 		return lk_yaml_error(ld, n, "filters: more than %ld values "
-				     "in all", LK_FILTER_VALUES_MAX);
+				     "in all", LK_SELECTOR_VALUES_MAX);
 	return 0;
 }
 
@@ -60,19 +60,19 @@ static int load_scalars(struct lk_loader *ld, const yaml_node_t *n,
 }
 
 /* 'name' was checked to be one of op_names. */
-static enum lk_filter_op op_index(const char *name)
+static enum lk_selector_op op_index(const char *name)
 {
 	int i;
 
 	for (i = 0; op_names[i]; i++)
 		if (!strcmp(op_names[i], name))
-			return (enum lk_filter_op)i;
+			return (enum lk_selector_op)i;
 	LK_BUG("unchecked filter operator");
 }
 
 /* {op: value}: exactly one operator. */
 static int load_op(struct lk_loader *ld, const yaml_node_t *n,
-		   struct lk_filter_cond *c)
+		   struct lk_selector_cond *c)
 {
 	yaml_node_pair_t *p = n->data.mapping.pairs.start;
 	yaml_node_t *v;
@@ -87,13 +87,13 @@ static int load_op(struct lk_loader *ld, const yaml_node_t *n,
 	c->op = op_index((const char *)
 			 lk_yaml_node(ld, p->key)->data.scalar.value);
 	v = lk_yaml_node(ld, p->value);
-	if (c->op == LK_F_IN || c->op == LK_F_NOT_IN)
+	if (c->op == LK_SEL_IN || c->op == LK_SEL_NOT_IN)
 		return load_scalars(ld, v, c->key, &c->values);
 	if (v->type == YAML_SEQUENCE_NODE)
 		return lk_yaml_error(ld, v, "%s: %s takes one value, not a "
 				     "list", c->key, op_names[c->op]);
 	ret = load_scalars(ld, v, c->key, &c->values);
-	if (!ret && c->op >= LK_F_LT && c->op <= LK_F_GE &&
+	if (!ret && c->op >= LK_SEL_LT && c->op <= LK_SEL_GE &&
 	    lk_parse_number(c->values.v[0], &num))
 		ret = lk_yaml_error(ld, v, "%s: %s needs a number, not '%s'",
 				    c->key, op_names[c->op], c->values.v[0]);
@@ -101,7 +101,7 @@ static int load_op(struct lk_loader *ld, const yaml_node_t *n,
 }
 
 /* source, compiler, flags or an axis name; *names must be freed. */
-static const char **filter_keys(const struct lk_sweep *s)
+static const char **selector_keys(const struct lk_sweep *s)
 {
 	const char **names = lk_calloc(s->naxes + 4, sizeof(*names));
 	size_t i;
@@ -115,18 +115,18 @@ static const char **filter_keys(const struct lk_sweep *s)
 }
 
 static int load_cond(struct lk_loader *ld, const yaml_node_t *k,
-		     const yaml_node_t *v, struct lk_filter_cond *c)
+		     const yaml_node_t *v, struct lk_selector_cond *c)
 {
 	c->key = lk_strdup((const char *)k->data.scalar.value);
 	if (v->type == YAML_MAPPING_NODE)
 		return load_op(ld, v, c);
-	c->op = v->type == YAML_SEQUENCE_NODE ? LK_F_IN : LK_F_EQ;
+	c->op = v->type == YAML_SEQUENCE_NODE ? LK_SEL_IN : LK_SEL_EQ;
 	return load_scalars(ld, v, c->key, &c->values);
 }
 
 static int load_filter(struct lk_loader *ld, const yaml_node_t *n,
 		       const char *what, const char *const *keys,
-		       struct lk_filter *f)
+		       struct lk_selector *f)
 {
 	yaml_node_pair_t *p;
 	int ret = lk_yaml_check_map(ld, n, keys, what);
@@ -136,7 +136,7 @@ static int load_filter(struct lk_loader *ld, const yaml_node_t *n,
 		ret = lk_yaml_error(ld, n, "%s: empty filter", what);
 	for (p = n->data.mapping.pairs.start;
 	     !ret && p < n->data.mapping.pairs.top; p++) {
-		struct lk_filter_cond *c;
+		struct lk_selector_cond *c;
 
 		f->conds = lk_reallocarray(f->conds, f->nconds + 1,
 					   sizeof(*f->conds));
@@ -151,8 +151,8 @@ static int load_filter(struct lk_loader *ld, const yaml_node_t *n,
 	return ret;
 }
 
-int lk_load_filters(struct lk_loader *ld, const yaml_node_t *list,
-		    const char *what, struct lk_filter **out, size_t *n)
+int lk_load_selectors(struct lk_loader *ld, const yaml_node_t *list,
+		    const char *what, struct lk_selector **out, size_t *n)
 {
 	yaml_node_item_t *it = list->data.sequence.items.start;
 	const char **keys;
@@ -163,7 +163,7 @@ int lk_load_filters(struct lk_loader *ld, const yaml_node_t *list,
 				     what);
 	if (it == list->data.sequence.items.top)
 		return lk_yaml_error(ld, list, "%s: empty list", what);
-	keys = filter_keys(ld->sweep);
+	keys = selector_keys(ld->sweep);
 	for (; !ret && it < list->data.sequence.items.top; it++) {
 		*out = lk_reallocarray(*out, *n + 1, sizeof(**out));
 		memset(&(*out)[*n], 0, sizeof(**out));
@@ -174,17 +174,17 @@ int lk_load_filters(struct lk_loader *ld, const yaml_node_t *list,
 	return ret;
 }
 
-static int compare(enum lk_filter_op op, const char *value, const char *ref)
+static int compare(enum lk_selector_op op, const char *value, const char *ref)
 {
 	double a, b;
 
 	if (lk_parse_number(value, &a) || lk_parse_number(ref, &b))
 		return 0;
 	switch (op) {
-	case LK_F_LT: return a < b;
-	case LK_F_LE: return a <= b;
-	case LK_F_GT: return a > b;
-	case LK_F_GE: return a >= b;
+	case LK_SEL_LT: return a < b;
+	case LK_SEL_LE: return a <= b;
+	case LK_SEL_GT: return a > b;
+	case LK_SEL_GE: return a >= b;
 	default: LK_BUG("not a comparison");
 	}
 }
@@ -206,15 +206,15 @@ static int any_in(const struct lk_strv *values, const char *const *names,
  * or its absolute path): eq/in hold if any name is listed, ne/not-in if
  * none is, comparisons look at the first.
  */
-static int cond_holds(const struct lk_filter_cond *c,
+static int cond_holds(const struct lk_selector_cond *c,
 		      const char *const *names, size_t nnames)
 {
 	switch (c->op) {
-	case LK_F_EQ:
-	case LK_F_IN:
+	case LK_SEL_EQ:
+	case LK_SEL_IN:
 		return any_in(&c->values, names, nnames);
-	case LK_F_NE:
-	case LK_F_NOT_IN:
+	case LK_SEL_NE:
+	case LK_SEL_NOT_IN:
 		return !any_in(&c->values, names, nnames);
 	default:
 		return c->values.n && compare(c->op, names[0], c->values.v[0]);
@@ -239,7 +239,7 @@ static const char *written_source(const struct lk_sweep *s, const char *src)
 }
 
 static int cond_match(const struct lk_sweep *s,
-		      const struct lk_filter_cond *c,
+		      const struct lk_selector_cond *c,
 		      const struct lk_variant *v)
 {
 	const char *names[3];
@@ -266,7 +266,7 @@ static int cond_match(const struct lk_sweep *s,
 	return 0;
 }
 
-int lk_filter_match(const struct lk_sweep *s, const struct lk_filter *f,
+int lk_selector_match(const struct lk_sweep *s, const struct lk_selector *f,
 		    const struct lk_variant *v)
 {
 	size_t i;
