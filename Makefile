@@ -36,7 +36,7 @@ LIB_SRC    := $(sort $(wildcard src/core/*.c src/config/*.c src/store/*.c \
 		src/env/*.c src/toolchain/*.c \
 		src/measure/*.c src/memprof/*.c src/bb/*.c src/predict/*.c \
 		src/filter/*.c src/report/*.c src/gen/*.c \
-		src/stats/*.c src/plot/*.c))
+		src/stats/*.c src/plot/*.c src/mdl/*.c))
 # Scanners and grammars (flex, bison), generated into $(O).
 LEX_SRC    := $(sort $(wildcard src/*/*.l))
 YACC_SRC   := $(sort $(wildcard src/*/*.y))

@@ -51,6 +51,8 @@ static const struct command commands[] = {
 	{"filter", cmd_filter, 0,
 	 "L1-residency filter: warm D1 miss ratio of the kernel "
 	 "(cachegrind)"},
+	{"mdl", cmd_mdl, 0,
+	 "micro-kernel descriptions (MDL): canonical form, JSON"},
 	{"check", cmd_check, 0,
 	 "what this build and this machine can do"},
 };

@@ -1,0 +1,135 @@
+/*
+ * mdl: the Micro-kernel Description Language (MDL text v1, doc/mdl.md).
+ * A loop nest's abstract data flow: meta-data (unroll, spill/fill, ...),
+ * data (memory streams, scalars) and a body of loops whose innermost
+ * level holds µkernels (memory accesses and their add/mul counts). All
+ * strides, offsets and sizes are in bytes.
+ */
+#ifndef LOOPKIT_MDL_H
+#define LOOPKIT_MDL_H
+
+#include "core.h"
+
+/* An integer or a scalar's name (name != NULL). */
+struct lk_mdl_value {
+	long long num;
+	char *name;
+};
+
+enum lk_mdl_op {
+	LK_MDL_VALUE = 0,      /* a leaf: v */
+	LK_MDL_ADD, LK_MDL_SUB, LK_MDL_MUL, LK_MDL_MOD, LK_MDL_DIV,
+};
+
+/* Trip counts, footprints and strides of outer loops. */
+struct lk_mdl_expr {
+	enum lk_mdl_op op;
+	struct lk_mdl_value v;            /* LK_MDL_VALUE */
+	struct lk_mdl_expr *l, *r;        /* the others */
+};
+
+enum lk_mdl_lit_kind { LK_MDL_INT, LK_MDL_DEC, LK_MDL_STR, LK_MDL_IDENT };
+
+/* key = literal, in Meta: and on flow declarations. */
+struct lk_mdl_attr {
+	char *key;
+	enum lk_mdl_lit_kind kind;
+	char *text;            /* canonical text; a string without quotes */
+};
+
+struct lk_mdl_flow {
+	char *name;
+	struct lk_mdl_attr *attrs;
+	size_t nattrs;
+};
+
+struct lk_mdl_scalar {
+	char *name;
+	long long value;
+};
+
+/* One access of a µkernel; flow indexes struct lk_mdl.flows. */
+struct lk_mdl_access {
+	size_t flow;
+	struct lk_mdl_value stride, offset, size;
+};
+
+struct lk_mdl_ukernel {
+	struct lk_mdl_access *in, *out;
+	size_t nin, nout;
+	struct lk_mdl_value add, mul;
+};
+
+/* A flow's footprint at one loop level (I/O:). */
+struct lk_mdl_io {
+	size_t flow;
+	struct lk_mdl_expr *bytes;
+};
+
+enum lk_mdl_binding_kind { LK_MDL_FIXED, LK_MDL_STRIDED, LK_MDL_SWITCH };
+
+/* How an outer loop moves a flow: fixed, strided by step bytes per
+ * iteration, or switching between the flows in[0..nin) in turn. */
+struct lk_mdl_binding {
+	enum lk_mdl_binding_kind kind;
+	size_t flow;
+	struct lk_mdl_expr *step;          /* strided */
+	size_t *in;                        /* switch */
+	size_t nin;
+};
+
+/* A loop: outer (bindings and loops) or innermost (µkernels). */
+struct lk_mdl_loop {
+	struct lk_mdl_expr *trip;
+	struct lk_mdl_io *in, *out;
+	size_t nin, nout;
+	struct lk_mdl_binding *bindings;
+	size_t nbindings;
+	struct lk_mdl_loop *loops;
+	size_t nloops;
+	struct lk_mdl_ukernel *ukernels;
+	size_t nukernels;
+};
+
+struct lk_mdl {
+	long version;                      /* 1 */
+	struct lk_mdl_attr *meta;
+	size_t nmeta;
+	struct lk_mdl_flow *flows;
+	size_t nflows;
+	struct lk_mdl_scalar *scalars;
+	size_t nscalars;
+	struct lk_mdl_loop body;
+};
+
+/*
+ * Parse MDL text 'text' (len bytes; 'file' names it in messages). A
+ * malformed text is LK_EINPUT "file:line:col: what was expected, what was
+ * found"; flows and scalars must be declared before use and once. *out
+ * is zeroed on failure. Release with lk_mdl_release.
+ */
+int lk_mdl_parse(struct lk_ctx *ctx, const char *file, const char *text,
+		 size_t len, struct lk_mdl *out);
+/* lk_mdl_parse of a file's content. */
+int lk_mdl_load(struct lk_ctx *ctx, const char *path, struct lk_mdl *out);
+void lk_mdl_release(struct lk_mdl *m);
+
+/*
+ * The canonical text: fixed order, two-space indentation, one access
+ * per line, decimal integers, no comments; print(parse(print(m))) is
+ * print(m) byte for byte.
+ */
+void lk_mdl_print(const struct lk_mdl *m, struct lk_buf *out);
+/*
+ * The canonical body: the Body: text alone, flows renamed s0, s1, ... in
+ * the order they first appear in it. Two loops with the same abstract
+ * data flow have the same canonical body whatever their registers,
+ * symbols and unrolling (which live in Meta: and Data:).
+ */
+void lk_mdl_canonical_body(const struct lk_mdl *m, struct lk_buf *out);
+/* The same content as JSON: {"version", "meta": {...}, "flows": [...],
+ * "scalars": {...}, "body": {loop}}, a loop being {"trip", "in", "out",
+ * "bindings", "loops", "ukernels"}, expressions as their text. */
+void lk_mdl_json(const struct lk_mdl *m, struct lk_buf *out);
+
+#endif

@@ -1,0 +1,140 @@
+/*
+ * loopkit mdl: the Micro-kernel Description Language (doc/loopkit-mdl.md).
+ * 'fmt' parses MDL text and prints it in canonical form, or as JSON.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "loopkit/mdl.h"
+
+static const char usage[] =
+	"<subcommand> [options] ...\n\n"
+	"  fmt FILE.mdl...      print each description in canonical form\n"
+	"                       ('-' reads stdin); --check: say which files\n"
+	"                       are not canonical (exit 1), print nothing;\n"
+	"                       --write: rewrite them in place; --json: the\n"
+	"                       same content as JSON\n\n"
+	"Errors name the file, line and column (exit 2). The language:\n"
+	"doc/mdl.md.";
+
+struct fmt_args {
+	int check, write, json;
+};
+
+static int read_input(struct lk_ctx *ctx, const char *path, char **text,
+		      size_t *len)
+{
+	struct lk_buf b = LK_BUF_INIT;
+	char chunk[65536];
+	size_t n;
+
+	if (strcmp(path, "-")) {
+		int ret = lk_file_check_regular(ctx, path);
+
+		return ret ? ret : lk_file_read(ctx, path, text, len);
+	}
+	while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0) {
+		if (b.len + n > LK_FILE_MAX_TEXT) {
+			lk_buf_release(&b);
+			return lk_error(ctx, LK_EINPUT, "<stdin>: larger than "
+					"%zu MiB", LK_FILE_MAX_TEXT >> 20);
+		}
+		lk_buf_add(&b, chunk, n);
+	}
+	*len = b.len;
+	*text = lk_buf_detach(&b);
+	if (!*text)
+		*text = lk_strdup("");
+	return 0;
+}
+
+/* 0 done, 1 not canonical (--check), < 0 an error in ctx. */
+static int fmt_one(struct lk_ctx *ctx, const struct fmt_args *a,
+		   const char *path)
+{
+	const char *name = strcmp(path, "-") ? path : "<stdin>";
+	struct lk_buf out = LK_BUF_INIT;
+	struct lk_mdl m;
+	char *text = NULL;
+	size_t len = 0;
+	int ret = read_input(ctx, path, &text, &len);
+
+	if (!ret)
+		ret = lk_mdl_parse(ctx, name, text, len, &m);
+	if (ret)
+		goto out;
+	if (a->json)
+		lk_mdl_json(&m, &out);
+	else
+		lk_mdl_print(&m, &out);
+	lk_mdl_release(&m);
+	if (a->check && (out.len != len || memcmp(out.buf, text, len))) {
+		printf("%s\n", name);
+		ret = 1;
+	} else if (a->write && strcmp(path, "-") &&
+		   (out.len != len || memcmp(out.buf, text, len))) {
+		ret = lk_file_write_atomic(ctx, path, out.buf, out.len);
+	} else if (!a->check && !a->write) {
+		fwrite(out.buf, 1, out.len, stdout);
+	}
+out:
+	lk_buf_release(&out);
+	free(text);
+	return ret;
+}
+
+static int cmd_fmt(int argc, char **argv)
+{
+	struct fmt_args a = {0};
+	const struct lk_opt opts[] = {
+		{0, "check", LK_OPT_BOOL, &a.check, NULL,
+		 "list the files not in canonical form (exit 1 if any)"},
+		{'w', "write", LK_OPT_BOOL, &a.write, NULL,
+		 "rewrite the files in canonical form"},
+		{0, "json", LK_OPT_BOOL, &a.json, NULL, "print JSON"},
+		LK_OPT_END};
+	int first = lk_opts_parse("mdl fmt", usage, opts, argc, argv);
+	int i, ret = 0, differ = 0;
+	struct lk_ctx ctx;
+
+	if (first < 0)
+		return first == -1 ? 0 : 2;
+	if (first >= argc)
+		return lk_cli_usage_error("mdl fmt", "expected FILE.mdl");
+	if (a.check + a.write + a.json > 1)
+		return lk_cli_usage_error("mdl fmt", "--check, --write and "
+					  "--json exclude each other");
+	lk_ctx_init(&ctx);
+	for (i = first; !ret && i < argc; i++) {
+		ret = fmt_one(&ctx, &a, argv[i]);
+		differ |= ret == 1;
+		ret = ret == 1 ? 0 : ret;
+	}
+	if (ret)
+		return lk_cli_fail(&ctx);
+	if (fflush(stdout)) {
+		lk_error_errno(&ctx, "writing the output");
+		return lk_cli_fail(&ctx);
+	}
+	return differ;
+}
+
+int cmd_mdl(int argc, char **argv)
+{
+	static const struct lk_opt none[] = {LK_OPT_END};
+
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		if (argc < 2)
+			return lk_cli_usage_error("mdl", "expected a "
+						  "subcommand (fmt)");
+		lk_opts_usage(stdout, "mdl", usage, none);
+		return 0;
+	}
+	if (!strcmp(argv[1], "fmt"))
+		return cmd_fmt(argc - 1, argv + 1);
+	return lk_cli_usage_error("mdl", "unknown subcommand '%s' (fmt)",
+				  argv[1]);
+}
