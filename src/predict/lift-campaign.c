@@ -217,9 +217,11 @@ int lk_lift_stage(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
 	int ret = lk_lift_campaign(ctx, s, campaign, cfg, &l);
 
 	if (!ret) {
+		char *line = lift_line(&l);
+
 		*sum = l.stage;
 		memset(&l.stage, 0, sizeof(l.stage));
-		sum->line = lift_line(&l);
+		sum->line = line;
 	}
 	lk_lift_summary_release(&l);
 	return ret;
