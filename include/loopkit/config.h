@@ -210,6 +210,15 @@ struct lk_l1_filter_cfg {
 				    0: 1 and 3 */
 	double timeout;          /* seconds per cachegrind run; 0: 300 */
 	char working_set_param[128]; /* "": working_set_bytes */
+	int redo;                /* no YAML key: loopkit filter --redo, judge
+				    again what has a verdict */
+};
+
+/* The count stage's settings. No YAML section: loopkit count's options
+ * write them; all zero means every default. */
+struct lk_count_cfg {
+	double timeout;          /* per count, seconds; 0: 600 */
+	int no_hwbp;             /* int3 breakpoints only */
 };
 
 struct lk_sweep {
@@ -235,6 +244,7 @@ struct lk_sweep {
 	struct lk_predict_config predict;
 	struct lk_gen_config gen;  /* the 'gen:' section */
 	struct lk_l1_filter_cfg filter; /* 'filter:' */
+	struct lk_count_cfg count; /* loopkit count's options */
 };
 
 /* One point of the Cartesian product (borrowed pointers into the sweep). */

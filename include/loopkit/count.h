@@ -21,6 +21,7 @@
 
 #include "bb.h"
 #include "core.h"
+#include "store.h"
 
 /*
  * LK_COUNT_BALANCED: every execution of the function inside the region
@@ -111,42 +112,26 @@ void lk_count_json(const struct lk_count *c, struct lk_buf *out);
  * lk_binary_hash) and writes one transaction per unit, so a killed run
  * loses nothing finished. ---- */
 
-struct lk_store;
-struct lk_sweep;
-struct lk_stage_summary;
-
-struct lk_bb_campaign_opts {
-	int jobs;             /* counts in parallel; <= 0: online CPUs */
-	double timeout;       /* per count, seconds; 0: 600 */
-	int retry_failed;     /* count again where the stored count failed */
-	int no_hwbp;          /* int3 breakpoints only */
-	int quiet;            /* no progress on stderr */
-};
+/*
+ * The blocks stage (lk_stage_fn): decode the kernel function (the one
+ * called between the region markers) of every variant's binary and
+ * store it with its blocks, unless that binary's function is stored
+ * already. Variants without a binary are skipped and said so. Fails
+ * (< 0) only when the store does; a binary that cannot be decoded is an
+ * item with status "failed". cfg may be NULL (nothing in it changes how
+ * blocks are found today).
+ */
+lk_stage_fn lk_blocks_stage;
 
 /*
- * Decode the kernel function (the one called between the region markers)
- * of every variant's binary and store it with its blocks, unless that
- * binary's function is stored already. Variants without a binary are
- * skipped and said so. Fails (< 0) only when the store does; a binary
- * that cannot be decoded is an item with status "failed". cfg may be NULL
- * (nothing in it changes how blocks are found today).
+ * The count stage (lk_stage_fn): count the blocks of every variant's
+ * kernel for ONE kernel call (LK_WARMUP=0 LK_STEPS=1 LK_REPETITIONS=1)
+ * under ptrace, opts->jobs at a time, storing the blocks first and then
+ * the counts (or the failure and its reason) in one transaction per
+ * variant, with cfg->count's timeout and breakpoints (cfg NULL: the
+ * defaults). A binary whose count is stored is skipped; one whose count
+ * failed is skipped too unless opts->retry_failed.
  */
-int lk_blocks_campaign(struct lk_ctx *ctx, struct lk_store *s,
-		       int64_t campaign, const struct lk_sweep *cfg,
-		       const struct lk_bb_campaign_opts *opts,
-		       struct lk_stage_summary *sum);
-
-/*
- * Count the blocks of every variant's kernel for ONE kernel call
- * (LK_WARMUP=0 LK_STEPS=1 LK_REPETITIONS=1) under ptrace, opts->jobs
- * at a time, storing the blocks first and then the counts (or the
- * failure and its reason) in one transaction per variant. A binary
- * whose count is stored is skipped; one whose count failed is skipped
- * too unless opts->retry_failed.
- */
-int lk_count_campaign(struct lk_ctx *ctx, struct lk_store *s,
-		      int64_t campaign, const struct lk_sweep *cfg,
-		      const struct lk_bb_campaign_opts *opts,
-		      struct lk_stage_summary *sum);
+lk_stage_fn lk_count_stage;
 
 #endif

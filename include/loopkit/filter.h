@@ -135,23 +135,16 @@ int lk_l1_check(struct lk_ctx *ctx, const char *binary,
 		const struct lk_l1_proxy *proxy, struct lk_l1_verdict *out);
 void lk_l1_verdict_release(struct lk_l1_verdict *v);
 
-struct lk_filter_opts {
-	int jobs;              /* cachegrind runs in parallel; <= 0: CPUs */
-	int redo;              /* judge again what has a verdict */
-	int quiet;             /* no progress */
-};
-
 /*
- * Judge every variant of the campaign with cfg->filter (cfg NULL: the
- * defaults) and store its "l1" verdict. A variant with a verdict is
- * not judged again unless opts->redo; a stored cachegrind ratio is
+ * The filter stage (lk_stage_fn): judge every variant of the campaign
+ * with cfg->filter (cfg NULL: the defaults) and store its "l1" verdict,
+ * opts->jobs cachegrind runs at a time. A variant with a verdict is not
+ * judged again unless cfg->filter.redo; a stored cachegrind ratio is
  * re-compared with the current threshold (no valgrind) and its verdict
  * rewritten when that changes it. A variant without a binary is
- * skipped. Items: status = the verdict, reason = why.
+ * skipped. Items: status = the verdict, reason = why; the campaign's
+ * line tallies the verdicts.
  */
-int lk_filter_campaign(struct lk_ctx *ctx, struct lk_store *s,
-		       int64_t campaign, const struct lk_sweep *cfg,
-		       const struct lk_filter_opts *opts,
-		       struct lk_stage_summary *sum);
+lk_stage_fn lk_filter_stage;
 
 #endif

@@ -104,23 +104,18 @@ long lk_gen_kernelify_default_l1(void);
 /*
  * The generator over a campaign: for every source x chain of the sweep's
  * gen section, generate, verify against the original's checksum, store
- * the file content-addressed and record one variant per compiler x flag
- * set x -D combination (params: the -D axes, then kernel, family,
- * transformation and the steps' parameters as "<step>.<key>"). Units
- * already in the store (or failed before, remembered beside the store,
- * unless retry_failed) are skipped; a unit's key is its source's
- * content, its chain and every flag its parse and verification get. With list_only nothing is generated: *summary lists the
- * units. Illegal or failing units are reported, not fatal.
+ * the file content-addressed in the open store 's' and record one
+ * variant of 'campaign' per compiler x flag set x -D combination
+ * (params: the -D axes, then kernel, family, transformation and the
+ * steps' parameters as "<step>.<key>"); the campaign's config hash is
+ * recorded too. Units already in the store (or failed before,
+ * remembered beside the store, unless opts->retry_failed) are skipped;
+ * a unit's key is its source's content, its chain and every flag its
+ * parse and verification get. With opts->list_only nothing is
+ * generated: *summary lists the units. Illegal or failing units are
+ * reported, not fatal. Units run in threads, which share no store
+ * handle (they write files only).
  */
-struct lk_gen_opts {
-	const char *store_dir;
-	int jobs;
-	int quiet;
-	int list_only;
-	int verbose;
-	int retry_failed; /* generate units stored as not generated again */
-};
-
 struct lk_gen_unit_report {
 	char *kernel, *family, *chain;
 	char *status;     /* generated, stored-earlier, illegal, failed,
@@ -136,9 +131,19 @@ struct lk_gen_summary {
 	long generated, skipped, failed, variants;
 };
 
-int lk_gen_campaign(struct lk_ctx *ctx, const struct lk_sweep *sweep,
-		    const struct lk_gen_opts *opts,
+int lk_gen_campaign(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
+		    const struct lk_sweep *sweep,
+		    const struct lk_stage_opts *opts,
 		    struct lk_gen_summary *summary);
 void lk_gen_summary_release(struct lk_gen_summary *s);
+
+/*
+ * The gen stage (lk_stage_fn): lk_gen_campaign, one item per unit
+ * (label "KERNEL CHAIN"), done = generated, earlier = stored earlier,
+ * failed = not generated, and the campaign's line. A sweep without a
+ * gen: section has nothing to do (0, the line says so). Each unit with a
+ * reason is said on stderr.
+ */
+lk_stage_fn lk_gen_stage;
 
 #endif

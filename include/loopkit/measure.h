@@ -87,7 +87,6 @@ int lk_calibration_reliable(const double *ticks, const double *ratio,
 /* ---- Running. ---- */
 
 struct lk_run_opts {
-	const char *store_dir;  /* campaign directory */
 	int jobs;               /* parallel compiles; <= 0: CPUs */
 	int quiet;              /* no progress */
 	int retry_failed;       /* forget failed runs first */
@@ -100,6 +99,7 @@ struct lk_run_opts {
 
 /* One measured variant's outcome, for printing. */
 struct lk_run_report {
+	int64_t variant_id;
 	char *label;            /* "triad.c gcc default N=1000" */
 	char *status;
 	char *reason;
@@ -118,15 +118,27 @@ struct lk_run_summary {
 };
 
 /*
- * Run a sweep into the store: expand, record variants, compile in
+ * Run a sweep into the open store 's' as campaign 'campaign' (whose
+ * config hash is recorded): expand, record variants, compile in
  * parallel through the build cache, measure one variant at a time
  * (measurements never overlap), store each run in one transaction.
  * Finished units are skipped on a rerun. A variant that fails to
  * compile, crashes or times out is stored with its reason and the sweep
  * goes on: only a failure of loopkit itself (store, system) returns < 0.
+ * The build threads share 's' (SQLite serialises them); a launch forks
+ * and execs the benchmark, which never touches the store.
  */
-int lk_run_sweep(struct lk_ctx *ctx, const struct lk_sweep *sweep,
-		 const struct lk_run_opts *opts, struct lk_run_summary *sum);
+int lk_run_sweep(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
+		 const struct lk_sweep *sweep, const struct lk_run_opts *opts,
+		 struct lk_run_summary *sum);
 void lk_run_summary_release(struct lk_run_summary *sum);
+
+/*
+ * The measure stage (lk_stage_fn): lk_run_sweep with the sweep's method
+ * as it stands, one item per variant (its run's status and reason),
+ * done = measured now, earlier = stored earlier, failed = variants whose
+ * latest run is neither ok nor unstable, and the campaign's line.
+ */
+lk_stage_fn lk_measure_stage;
 
 #endif

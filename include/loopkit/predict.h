@@ -194,12 +194,6 @@ int lk_block_set_add_binary(struct lk_ctx *ctx, struct lk_block_set *bs,
 			    const char *binary, const char *function,
 			    size_t *added);
 
-struct lk_predict_opts {
-	const char *mcpu;              /* NULL: the config's, else host */
-	const struct lk_strv *tools;   /* NULL or empty: the config's */
-	int quiet;                     /* no progress on stderr */
-};
-
 struct lk_predict_summary {
 	size_t variants;      /* with a binary */
 	size_t skipped_variants; /* without one (never built / failed) */
@@ -212,15 +206,25 @@ struct lk_predict_summary {
 
 /*
  * Predict every distinct block of every built variant of the campaign
- * with every tool cfg->predict asks for, storing each prediction (one
- * transaction per batch) keyed by (block hash, tool, version, params);
- * blocks already predicted under that key are skipped. < 0 when a tool
- * cannot run at all or the store fails.
+ * with every tool cfg->predict asks for (tools, mcpu: a command line's
+ * --tool and --mcpu are written there with line 0), storing each
+ * prediction (one transaction per batch) keyed by (block hash, tool,
+ * version, params); blocks already predicted under that key are
+ * skipped. Only opts->quiet is read. < 0 when a tool cannot run at all
+ * or the store fails.
  */
 int lk_predict_campaign(struct lk_ctx *ctx, struct lk_store *s,
 			int64_t campaign, const struct lk_sweep *cfg,
-			const struct lk_predict_opts *opts,
+			const struct lk_stage_opts *opts,
 			struct lk_predict_summary *sum);
+
+/*
+ * The predict stage (lk_stage_fn): lk_predict_campaign. Its units are
+ * blocks x tools, not variants: no items; done = predictions made now,
+ * earlier = stored earlier, failed = made now and not ok, skipped =
+ * variants without blocks; and the campaign's line.
+ */
+lk_stage_fn lk_predict_stage;
 
 /* ---- lift (src/predict/lift.c, lift-campaign.c): a kernel's prediction
  * from its blocks' predictions and occurrences. Predictions and lifted
@@ -278,5 +282,12 @@ void lk_lift_summary_release(struct lk_lift_summary *sum);
 int lk_lift_campaign(struct lk_ctx *ctx, struct lk_store *s,
 		     int64_t campaign, const struct lk_sweep *cfg,
 		     struct lk_lift_summary *sum);
+
+/*
+ * The lift stage (lk_stage_fn): lk_lift_campaign's items and counters,
+ * and the campaign's line with each predictor configuration's tally.
+ * cfg may be NULL.
+ */
+lk_stage_fn lk_lift_stage;
 
 #endif

@@ -15,6 +15,7 @@
 #include "config.h"
 #include "core.h"
 #include "stats.h"
+#include "store.h"
 
 struct lk_store;
 
@@ -231,5 +232,13 @@ LK_GIVE char *lk_report_output_path(const struct lk_store *s,
 int lk_report_campaign(struct lk_ctx *ctx, struct lk_store *s,
 		       int64_t campaign, const struct lk_sweep *cfg,
 		       const struct lk_report_opts *opts);
+
+/*
+ * The report stage (lk_stage_fn): lk_report_campaign with every file
+ * where cfg->report says (else <store dir>/report) and gnuplot from
+ * PATH; no items; the campaign's line is the page's path, then each
+ * analyzer's figures (lk_report_summary) indented on lines of their own.
+ */
+lk_stage_fn lk_report_stage;
 
 #endif

@@ -347,7 +347,7 @@ int lk_store_variant_binaries(struct lk_ctx *ctx, struct lk_store *s,
 void lk_variant_binaries_free(struct lk_variant_binary *rows, size_t n);
 
 /* ---- The stage summary (src/store/stage.c): what happened to each
- * variant in a campaign stage (blocks, count, predict, lift, filter). ---- */
+ * unit in a campaign stage (every lk_stage_fn below fills one). ---- */
 
 /* What happened to one variant in a stage. */
 struct lk_stage_item {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "loopkit/config.h"
 #include "loopkit/count.h"
 #include "loopkit/store.h"
 
@@ -22,7 +23,8 @@ struct unit {
 
 struct counting {
 	struct lk_store *s;
-	const struct lk_bb_campaign_opts *opts;
+	const struct lk_stage_opts *opts;
+	const struct lk_count_cfg *cfg;
 	struct unit *units;
 	size_t *todo;          /* indices of pending units */
 	struct lk_progress progress;
@@ -151,10 +153,19 @@ static int list_units(struct lk_ctx *ctx, struct lk_store *s,
 	return 0;
 }
 
-int lk_blocks_campaign(struct lk_ctx *ctx, struct lk_store *s,
-		       int64_t campaign, const struct lk_sweep *cfg,
-		       const struct lk_bb_campaign_opts *opts,
-		       struct lk_stage_summary *sum)
+/* The campaign's line of a blocks or count stage. */
+static void stage_line(struct lk_stage_summary *sum, const char *verb)
+{
+	sum->line = lk_asprintf("%zu variants: %ld %s now, %ld stored "
+				"earlier, %ld failed, %ld skipped",
+				sum->n, sum->done, verb, sum->earlier,
+				sum->failed, sum->skipped);
+}
+
+int lk_blocks_stage(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
+		    const struct lk_sweep *cfg,
+		    const struct lk_stage_opts *opts,
+		    struct lk_stage_summary *sum)
 {
 	struct lk_variant_binary *v = NULL;
 	struct unit *units = NULL;
@@ -164,6 +175,8 @@ int lk_blocks_campaign(struct lk_ctx *ctx, struct lk_store *s,
 	for (i = 0; !ret && i < n; i++)
 		if (unit_blocks_item(ctx, s, &units[i], sum) < 0)
 			ret = LK_ESTORE;
+	if (!ret)
+		stage_line(sum, "decoded");
 	free(units);
 	lk_variant_binaries_free(v, n);
 	return ret;
@@ -173,8 +186,7 @@ int lk_blocks_campaign(struct lk_ctx *ctx, struct lk_store *s,
 
 /* Is the count of this unit's function to be done (again)? */
 static int count_wanted(struct lk_ctx *ctx, struct lk_store *s,
-			struct unit *u,
-			const struct lk_bb_campaign_opts *opts)
+			struct unit *u, const struct lk_stage_opts *opts)
 {
 	char *status = NULL, *reason = NULL;
 	int ret = lk_store_bb_count_status(ctx, s, u->function_id, &status,
@@ -230,8 +242,8 @@ static void count_one(void *arg, size_t i)
 	struct counting *k = arg;
 	struct unit *u = &k->units[k->todo[i]];
 	struct lk_count_opts o = {.binary = u->v->binary,
-				  .timeout = k->opts->timeout,
-				  .no_hwbp = k->opts->no_hwbp};
+				  .timeout = k->cfg->timeout,
+				  .no_hwbp = k->cfg->no_hwbp};
 	struct lk_count c;
 	struct lk_ctx ctx;
 	int ret;
@@ -258,10 +270,14 @@ static void count_one(void *arg, size_t i)
 
 static int count_pending(struct lk_ctx *ctx, struct lk_store *s,
 			 struct unit *units, size_t n,
-			 const struct lk_bb_campaign_opts *opts,
+			 const struct lk_sweep *cfg,
+			 const struct lk_stage_opts *opts,
 			 struct lk_stage_summary *sum)
 {
-	struct counting k = {.s = s, .opts = opts, .units = units};
+	static const struct lk_count_cfg defaults;
+	struct counting k = {.s = s, .opts = opts,
+			     .cfg = cfg ? &cfg->count : &defaults,
+			     .units = units};
 	size_t ntodo = 0, i;
 
 	k.todo = lk_calloc(n ? n : 1, sizeof(*k.todo));
@@ -284,10 +300,9 @@ static int count_pending(struct lk_ctx *ctx, struct lk_store *s,
 	return 0;
 }
 
-int lk_count_campaign(struct lk_ctx *ctx, struct lk_store *s,
-		      int64_t campaign, const struct lk_sweep *cfg,
-		      const struct lk_bb_campaign_opts *opts,
-		      struct lk_stage_summary *sum)
+int lk_count_stage(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
+		   const struct lk_sweep *cfg, const struct lk_stage_opts *opts,
+		   struct lk_stage_summary *sum)
 {
 	struct lk_stage_summary blocks = {0};
 	struct lk_variant_binary *v = NULL;
@@ -314,7 +329,9 @@ int lk_count_campaign(struct lk_ctx *ctx, struct lk_store *s,
 	sum->skipped = blocks.skipped;
 	sum->failed = blocks.failed;
 	if (!ret)
-		ret = count_pending(ctx, s, units, n, opts, sum);
+		ret = count_pending(ctx, s, units, n, cfg, opts, sum);
+	if (!ret)
+		stage_line(sum, "counted");
 	free(units);
 	lk_variant_binaries_free(v, n);
 	return ret;

@@ -1,4 +1,4 @@
-/* The campaign mode shared by blocks, count, lift and filter. */
+/* The campaign mode shared by the commands that run a stage. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +60,22 @@ int lk_cli_campaign_open(struct lk_ctx *ctx, const char *config,
 		lk_sweep_free(*sw);
 		*s = NULL;
 		*sw = NULL;
+	}
+	return ret;
+}
+
+int lk_cli_campaign_create(struct lk_ctx *ctx, const char *dir,
+			   const struct lk_sweep *sw, struct lk_store **s,
+			   int64_t *campaign)
+{
+	int ret = lk_store_open(ctx, dir, LK_STORE_CREATE, s);
+
+	if (!ret)
+		ret = lk_store_campaign(ctx, *s, sw->name, sw->path, NULL,
+					campaign);
+	if (ret) {
+		lk_store_close(*s);
+		*s = NULL;
 	}
 	return ret;
 }

@@ -83,6 +83,14 @@ struct lk_stage_summary;
 int lk_cli_campaign_open(struct lk_ctx *ctx, const char *config,
 			 const char *dir, struct lk_sweep **sw,
 			 struct lk_store **s, int64_t *campaign);
+/*
+ * The store in dir, created if need be, and sw's campaign in it (made
+ * if new, its config path remembered): where gen, run, predict -c and
+ * campaign run their stages. *s NULL on failure.
+ */
+int lk_cli_campaign_create(struct lk_ctx *ctx, const char *dir,
+			   const struct lk_sweep *sw, struct lk_store **s,
+			   int64_t *campaign);
 /* One line per variant on stdout, the tallies on stderr. */
 void lk_cli_print_stage(const char *stage, const char *store_dir,
 			const struct lk_stage_summary *sum);

@@ -65,7 +65,7 @@ static int show(struct lk_ctx *ctx, const char *binary, const char *name,
 
 static int campaign(const char *config, const char *dir)
 {
-	struct lk_bb_campaign_opts o = {0};
+	struct lk_stage_opts o = {0};
 	struct lk_stage_summary sum = {0};
 	struct lk_sweep *sw;
 	struct lk_store *s;
@@ -77,7 +77,7 @@ static int campaign(const char *config, const char *dir)
 	ctx.verbose = lk_cli_verbose;
 	ret = lk_cli_campaign_open(&ctx, config, dir, &sw, &s, &id);
 	if (!ret)
-		ret = lk_blocks_campaign(&ctx, s, id, sw, &o, &sum);
+		ret = lk_blocks_stage(&ctx, s, id, sw, &o, &sum);
 	if (!ret)
 		lk_cli_print_stage("blocks", dir, &sum);
 	lk_stage_summary_release(&sum);

@@ -3,9 +3,9 @@
  * file: gen, measure, blocks, count, predict, lift, filter, report. Each
  * stage reads what it needs from the store and skips what is done, so a
  * campaign killed at any point resumes where it stopped when run again.
+ * The command is a table of stages, each an lk_stage_fn of its module
+ * (store.h), and a loop that prints the line each stage's summary gives.
  */
-#include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,222 +35,26 @@ struct campaign {
 	struct lk_store *store;
 	int64_t id;
 	const char *dir;
-	int jobs, quiet, retry_failed;
+	struct lk_stage_opts opts;
 	int not_ok;             /* variants or kernels that failed a stage */
 	struct lk_strv lines;   /* one summary line per stage run */
 };
 
-typedef int (*stage_fn)(struct campaign *c, char **line);
-
-static void note(char **line, const char *fmt, ...) LK_PRINTF(2, 3);
-static void note(char **line, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	*line = lk_vasprintf(fmt, ap);
-	va_end(ap);
-}
-
-static int stage_gen(struct campaign *c, char **line)
-{
-	struct lk_gen_opts o = {c->dir, c->jobs, c->quiet, 0, lk_cli_verbose,
-				c->retry_failed};
-	struct lk_gen_summary sum = {0};
-	size_t i;
-	int ret;
-
-	if (!c->cfg->gen.present) {
-		note(line, "nothing to do: the file has no gen: section, the "
-			   "sources are measured as they are");
-		return 0;
-	}
-	ret = lk_gen_campaign(c->ctx, c->cfg, &o, &sum);
-	for (i = 0; !ret && i < sum.n; i++)
-		if (*sum.units[i].reason)
-			fprintf(stderr, "gen: %s %s: %s: %s\n",
-				sum.units[i].kernel, sum.units[i].chain,
-				sum.units[i].status, sum.units[i].reason);
-	if (!ret) {
-		note(line, "%zu units: %ld generated, %ld stored earlier, %ld "
-			   "failed; %ld variants",
-		     sum.n, sum.generated, sum.skipped, sum.failed,
-		     sum.variants);
-		c->not_ok += sum.failed > 0;
-	}
-	lk_gen_summary_release(&sum);
-	return ret;
-}
-
-/* Kernel measurement: "min of 4" unless the file says how. */
-static int stage_measure(struct campaign *c, char **line)
-{
-	struct lk_run_opts o = {.store_dir = c->dir, .jobs = c->jobs,
-				.quiet = c->quiet,
-				.retry_failed = c->retry_failed,
-				.verbose = lk_cli_verbose};
-	struct lk_run_summary sum = {0};
-	long failed = 0;
-	size_t i;
-	int ret;
-
-	if (!c->cfg->method_given) {
-		ret = lk_method_set(c->ctx, &c->cfg->method, "mode",
-				    "min-of-4", NULL);
-		if (ret)
-			return ret;
-	}
-	ret = lk_run_sweep(c->ctx, c->cfg, &o, &sum);
-	if (!ret) {
-		for (i = 0; i < sum.n; i++)
-			failed += strcmp(sum.reports[i].status, "ok") &&
-				  strcmp(sum.reports[i].status, "unstable");
-		note(line, "%zu variants: %ld measured now, %ld stored "
-			   "earlier, %ld not ok",
-		     sum.n, sum.measured, sum.skipped, failed);
-		c->not_ok += failed > 0;
-	}
-	lk_run_summary_release(&sum);
-	return ret;
-}
-
-static void stage_line(struct campaign *c, const struct lk_stage_summary *s,
-		       const char *verb, char **line)
-{
-	note(line, "%zu variants: %ld %s now, %ld stored earlier, %ld "
-		   "failed, %ld skipped",
-	     s->n, s->done, verb, s->earlier, s->failed, s->skipped);
-	c->not_ok += s->failed > 0;
-}
-
-static int stage_blocks(struct campaign *c, char **line)
-{
-	struct lk_bb_campaign_opts o = {.jobs = c->jobs, .quiet = c->quiet,
-					.retry_failed = c->retry_failed};
-	struct lk_stage_summary sum = {0};
-	int ret = lk_blocks_campaign(c->ctx, c->store, c->id, c->cfg, &o,
-				     &sum);
-
-	if (!ret)
-		stage_line(c, &sum, "decoded", line);
-	lk_stage_summary_release(&sum);
-	return ret;
-}
-
-static int stage_count(struct campaign *c, char **line)
-{
-	struct lk_bb_campaign_opts o = {.jobs = c->jobs, .quiet = c->quiet,
-					.retry_failed = c->retry_failed};
-	struct lk_stage_summary sum = {0};
-	int ret = lk_count_campaign(c->ctx, c->store, c->id, c->cfg, &o,
-				    &sum);
-
-	if (!ret)
-		stage_line(c, &sum, "counted", line);
-	lk_stage_summary_release(&sum);
-	return ret;
-}
-
-static int stage_predict(struct campaign *c, char **line)
-{
-	struct lk_predict_opts o = {.quiet = c->quiet};
-	struct lk_predict_summary sum = {0};
-	int ret = lk_predict_campaign(c->ctx, c->store, c->id, c->cfg, &o,
-				      &sum);
-
-	if (!ret) {
-		note(line, "%zu distinct blocks of %zu variants, %zu tools: "
-			   "%zu predictions made now (%zu not ok), %zu "
-			   "stored earlier",
-		     sum.blocks, sum.variants, sum.tools, sum.predicted,
-		     sum.failed, sum.stored);
-	}
-	return ret;
-}
-
-static int stage_lift(struct campaign *c, char **line)
-{
-	struct lk_lift_summary sum = {0};
-	struct lk_buf b = LK_BUF_INIT;
-	size_t i;
-	int ret = lk_lift_campaign(c->ctx, c->store, c->id, c->cfg, &sum);
-
-	if (!ret) {
-		lk_buf_addf(&b, "%zu variants", sum.stage.n);
-		for (i = 0; i < sum.ntools; i++)
-			lk_buf_addf(&b, "%s %s %s: %ld lifted, %ld excluded",
-				    i ? ";" : ":", sum.tools[i].tool,
-				    sum.tools[i].tool_version,
-				    sum.tools[i].lifted,
-				    sum.tools[i].excluded);
-		if (!sum.ntools)
-			lk_buf_adds(&b, ": no prediction to lift");
-		*line = lk_buf_detach(&b);
-	}
-	lk_buf_release(&b);
-	lk_lift_summary_release(&sum);
-	return ret;
-}
-
-static int stage_filter(struct campaign *c, char **line)
-{
-	struct lk_filter_opts o = {.jobs = c->jobs, .quiet = c->quiet};
-	struct lk_stage_summary sum = {0};
-	long pass = 0, exclude = 0, unknown = 0;
-	size_t i;
-	int ret = lk_filter_campaign(c->ctx, c->store, c->id, c->cfg, &o,
-				     &sum);
-
-	if (!ret) {
-		for (i = 0; i < sum.n; i++) {
-			pass += !strcmp(sum.items[i].status, "pass");
-			exclude += !strcmp(sum.items[i].status, "exclude");
-			unknown += !strcmp(sum.items[i].status, "unknown");
-		}
-		note(line, "%zu variants: %ld L1-resident, %ld excluded, %ld "
-			   "unknown, %ld skipped",
-		     sum.n, pass, exclude, unknown, sum.skipped);
-	}
-	lk_stage_summary_release(&sum);
-	return ret;
-}
-
-/* The page, then each analyzer's figures on a line of its own. */
-static int stage_report(struct campaign *c, char **line)
-{
-	struct lk_buf figures = LK_BUF_INIT, b = LK_BUF_INIT;
-	struct lk_report_opts o = {.summary = &figures};
-	int ret = lk_report_campaign(c->ctx, c->store, c->id, c->cfg, &o);
-	char *html, *p, *nl;
-
-	if (!ret) {
-		html = lk_report_output_path(c->store, c->cfg, &o,
-					     LK_REPORT_HTML);
-		lk_buf_adds(&b, html);
-		free(html);
-		for (p = figures.buf; p && (nl = strchr(p, '\n'));
-		     p = nl + 1)
-			lk_buf_addf(&b, "\n%9s%.*s", "", (int)(nl - p), p);
-		*line = lk_buf_detach(&b);
-	}
-	lk_buf_release(&figures);
-	lk_buf_release(&b);
-	return ret;
-}
-
+/* Every stage, in order. memprof's (lk_memprof_stage, src/memprof) is
+ * one more row here, and one more name in pick_stages' message. */
 static const struct stage {
 	const char *name;
-	stage_fn run;
+	lk_stage_fn *run;
 	const char *what;
 } stages[] = {
-	{"gen", stage_gen, "generate and verify the variants (gen:)"},
-	{"measure", stage_measure, "build and measure every variant"},
-	{"blocks", stage_blocks, "basic blocks of every kernel"},
-	{"count", stage_count, "exact block counts for one kernel call"},
-	{"predict", stage_predict, "every analyzer on every block"},
-	{"lift", stage_lift, "sum of occurrences x prediction per kernel"},
-	{"filter", stage_filter, "L1-residency verdict per kernel"},
-	{"report", stage_report, "error and rank correlation per analyzer"},
+	{"gen", lk_gen_stage, "generate and verify the variants (gen:)"},
+	{"measure", lk_measure_stage, "build and measure every variant"},
+	{"blocks", lk_blocks_stage, "basic blocks of every kernel"},
+	{"count", lk_count_stage, "exact block counts for one kernel call"},
+	{"predict", lk_predict_stage, "every analyzer on every block"},
+	{"lift", lk_lift_stage, "sum of occurrences x prediction per kernel"},
+	{"filter", lk_filter_stage, "L1-residency verdict per kernel"},
+	{"report", lk_report_stage, "error and rank correlation per analyzer"},
 };
 
 static long stage_index(const char *name)
@@ -290,15 +94,18 @@ static int pick_stages(const char *from, const char *to, const char *only,
 	return 0;
 }
 
+/* Kernel measurement: "min of 4" unless the file says how. */
 static int open_campaign(struct campaign *c, const char *config)
 {
 	int ret = lk_sweep_load(c->ctx, config, &c->cfg);
 
+	if (!ret && !c->cfg->method_given)
+		ret = lk_method_set(c->ctx, &c->cfg->method, "mode",
+				    "min-of-4", NULL);
+
 	if (!ret)
-		ret = lk_store_open(c->ctx, c->dir, LK_STORE_CREATE, &c->store);
-	if (!ret)
-		ret = lk_store_campaign(c->ctx, c->store, c->cfg->name,
-					c->cfg->path, NULL, &c->id);
+		ret = lk_cli_campaign_create(c->ctx, c->dir, c->cfg, &c->store,
+					     &c->id);
 	return ret;
 }
 
@@ -321,22 +128,25 @@ static int run_stages(struct campaign *c, size_t first, size_t last)
 
 	for (i = first; !ret && i <= last; i++) {
 		const struct stage *st = &stages[i];
+		struct lk_stage_summary sum = {0};
 		double t0 = lk_now();
-		char *line = NULL;
 
-		if (!c->quiet)
+		if (!c->opts.quiet)
 			fprintf(stderr, "campaign: [%zu/%zu] %s: %s\n",
 				i - first + 1, last - first + 1, st->name,
 				st->what);
-		ret = st->run(c, &line);
+		ret = st->run(c->ctx, c->store, c->id, c->cfg, &c->opts, &sum);
 		if (ret) {
 			fprintf(stderr, "campaign: stage %s stopped the "
 					"campaign (a rerun resumes here)\n",
 				st->name);
-			break;
+		} else {
+			stage_done(c, st->name, sum.line ? sum.line : "",
+				   lk_now() - t0);
+			/* Variants failed (predict's failures are blocks). */
+			c->not_ok += sum.n && sum.failed > 0;
 		}
-		stage_done(c, st->name, line ? line : "", lk_now() - t0);
-		free(line);
+		lk_stage_summary_release(&sum);
 	}
 	return ret;
 }
@@ -380,9 +190,9 @@ int cmd_campaign(int argc, char **argv)
 	lk_ctx_init(&ctx);
 	ctx.verbose = lk_cli_verbose;
 	c.dir = dir;
-	c.jobs = (int)jobs;
-	c.quiet = quiet;
-	c.retry_failed = retry;
+	c.opts = (struct lk_stage_opts){.jobs = (int)jobs, .quiet = quiet,
+					.verbose = lk_cli_verbose,
+					.retry_failed = retry};
 	ret = open_campaign(&c, config);
 	if (!ret)
 		ret = run_stages(&c, first, last);

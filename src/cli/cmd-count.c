@@ -66,7 +66,7 @@ static int count(struct lk_ctx *ctx, const struct lk_count_opts *opts,
 }
 
 static int campaign(const char *config, const char *dir,
-		    const struct lk_bb_campaign_opts *o)
+		    const struct lk_stage_opts *o, struct lk_count_cfg cc)
 {
 	struct lk_stage_summary sum = {0};
 	struct lk_sweep *sw;
@@ -78,8 +78,12 @@ static int campaign(const char *config, const char *dir,
 	lk_ctx_init(&ctx);
 	ctx.verbose = lk_cli_verbose;
 	ret = lk_cli_campaign_open(&ctx, config, dir, &sw, &s, &id);
-	if (!ret)
-		ret = lk_count_campaign(&ctx, s, id, sw, o, &sum);
+	if (!ret && !sw)
+		sw = lk_sweep_new(); /* the store's campaign: the options */
+	if (!ret) {
+		sw->count = cc; /* the options, for the stage */
+		ret = lk_count_stage(&ctx, s, id, sw, o, &sum);
+	}
 	if (!ret)
 		lk_cli_print_stage("count", dir, &sum);
 	lk_stage_summary_release(&sum);
@@ -93,7 +97,7 @@ static int campaign(const char *config, const char *dir,
 int cmd_count(int argc, char **argv)
 {
 	struct lk_count_opts opts = {0};
-	struct lk_bb_campaign_opts co = {0};
+	struct lk_stage_opts co = {0};
 	const char *config = NULL;
 	long timeout = 0, jobs = 0;
 	int json = 0, first, ret;
@@ -142,11 +146,10 @@ int cmd_count(int argc, char **argv)
 				"--all-blocks: one kernel call of the kernel "
 				"of every variant is counted");
 		co.jobs = (int)jobs;
-		co.timeout = (double)timeout;
-		co.no_hwbp = opts.no_hwbp;
 		return campaign(config, opts.output ? opts.output
 						    : LK_STORE_DEFAULT_DIR,
-				&co);
+				&co, (struct lk_count_cfg){(double)timeout,
+							   opts.no_hwbp});
 	}
 	if (first >= argc)
 		return lk_cli_usage_error("count", "name a BINARY");

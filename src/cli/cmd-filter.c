@@ -121,7 +121,7 @@ static int one_binary(struct lk_ctx *ctx, const char *binary,
 
 static int campaign(struct lk_ctx *ctx, const struct filter_args *a)
 {
-	struct lk_filter_opts o = {(int)a->jobs, a->redo, a->quiet};
+	struct lk_stage_opts o = {.jobs = (int)a->jobs, .quiet = a->quiet};
 	struct lk_stage_summary sum = {0};
 	struct lk_sweep *sw;
 	struct lk_store *s;
@@ -132,10 +132,11 @@ static int campaign(struct lk_ctx *ctx, const struct filter_args *a)
 		return ret;
 	if (!sw)
 		sw = lk_sweep_new(); /* the store's campaign: defaults */
+	sw->filter.redo = a->redo;
 	if (a->threshold)
 		ret = parse_threshold(ctx, a->threshold, &sw->filter);
 	if (!ret)
-		ret = lk_filter_campaign(ctx, s, id, sw, &o, &sum);
+		ret = lk_filter_stage(ctx, s, id, sw, &o, &sum);
 	if (!ret)
 		lk_cli_print_stage("filter", a->dir, &sum);
 	lk_stage_summary_release(&sum);

@@ -214,14 +214,14 @@ static void print_units(const struct lk_gen_summary *sum)
  * same build key, so they find it stored). A compile error is recorded
  * with the build, not an error of gen.
  */
-static int build_variants(struct lk_ctx *ctx, const struct lk_sweep *sw,
-			  const struct gen_args *a, const char *dir)
+static int build_variants(struct lk_ctx *ctx, struct lk_store *s,
+			  int64_t campaign, const struct lk_sweep *sw,
+			  const struct gen_args *a)
 {
-	struct lk_run_opts ro = {.store_dir = dir, .jobs = (int)a->jobs,
-				 .quiet = a->quiet, .build_only = 1,
-				 .verbose = lk_cli_verbose};
+	struct lk_run_opts ro = {.jobs = (int)a->jobs, .quiet = a->quiet,
+				 .build_only = 1, .verbose = lk_cli_verbose};
 	struct lk_run_summary sum = {0};
-	int ret = lk_run_sweep(ctx, sw, &ro, &sum);
+	int ret = lk_run_sweep(ctx, s, campaign, sw, &ro, &sum);
 
 	if (!ret && !a->quiet)
 		fprintf(stderr, "loopkit: builds: %ld compiled now, %ld stored "
@@ -233,31 +233,36 @@ static int build_variants(struct lk_ctx *ctx, const struct lk_sweep *sw,
 
 static int gen_campaign(struct lk_ctx *ctx, const struct gen_args *a)
 {
-	struct lk_sweep *sw = NULL;
-	struct lk_gen_opts go = {a->out_dir ? a->out_dir
-					    : LK_STORE_DEFAULT_DIR,
-				 (int)a->jobs, a->quiet, a->list,
-				 lk_cli_verbose, a->retry_failed};
+	const char *dir = a->out_dir ? a->out_dir : LK_STORE_DEFAULT_DIR;
+	struct lk_stage_opts go = {.jobs = (int)a->jobs, .quiet = a->quiet,
+				   .list_only = a->list,
+				   .verbose = lk_cli_verbose,
+				   .retry_failed = a->retry_failed};
 	struct lk_gen_summary sum = {0};
+	struct lk_sweep *sw = NULL;
+	struct lk_store *s = NULL;
+	int64_t id = 0;
 	int ret = lk_sweep_load(ctx, a->config, &sw);
 
 	if (!ret && !sw->gen.present)
 		ret = lk_error(ctx, LK_EINPUT, "%s: no 'gen:' section",
 			       a->config);
 	if (!ret)
-		ret = lk_gen_campaign(ctx, sw, &go, &sum);
+		ret = lk_cli_campaign_create(ctx, dir, sw, &s, &id);
+	if (!ret)
+		ret = lk_gen_campaign(ctx, s, id, sw, &go, &sum);
 	if (!ret) {
 		print_units(&sum);
 		if (!a->quiet && !a->list)
 			fprintf(stderr, "loopkit: %zu units: %ld generated, "
 				"%ld stored earlier, %ld not generated; %ld "
 				"variants; store: %s\n", sum.n, sum.generated,
-				sum.skipped, sum.failed, sum.variants,
-				go.store_dir);
+				sum.skipped, sum.failed, sum.variants, dir);
 	}
 	if (!ret && !a->list && !a->no_build && sum.variants > 0)
-		ret = build_variants(ctx, sw, a, go.store_dir);
+		ret = build_variants(ctx, s, id, sw, a);
 	lk_gen_summary_release(&sum);
+	lk_store_close(s);
 	lk_sweep_free(sw);
 	return ret;
 }

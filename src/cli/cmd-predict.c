@@ -199,9 +199,28 @@ static int standalone(struct lk_ctx *ctx, const struct predict_args *a,
 	return ret;
 }
 
+/* --mcpu and --tool override the file's predict: section (line 0: said
+ * in messages as the options). */
+static void options_into(struct lk_predict_config *c,
+			 const struct predict_args *a)
+{
+	if (a->mcpu) {
+		free(c->mcpu);
+		c->mcpu = lk_strdup(a->mcpu);
+		c->mcpu_line = 0;
+	}
+	if (!a->tools.n)
+		return;
+	lk_strv_release(&c->tools);
+	for (size_t i = 0; i < a->tools.n; i++)
+		lk_strv_push(&c->tools, a->tools.v[i]);
+	free(c->tool_lines);
+	c->tool_lines = lk_calloc(a->tools.n, sizeof(*c->tool_lines));
+}
+
 static int campaign(struct lk_ctx *ctx, const struct predict_args *a)
 {
-	struct lk_predict_opts o = {a->mcpu, &a->tools, a->quiet};
+	struct lk_stage_opts o = {.quiet = a->quiet};
 	struct lk_predict_summary sum;
 	struct lk_sweep *sw = NULL;
 	struct lk_store *s = NULL;
@@ -209,11 +228,11 @@ static int campaign(struct lk_ctx *ctx, const struct predict_args *a)
 	int ret = lk_sweep_load(ctx, a->config, &sw);
 
 	if (!ret)
-		ret = lk_store_open(ctx, a->out_dir, LK_STORE_CREATE, &s);
-	if (!ret)
-		ret = lk_store_campaign(ctx, s, sw->name, sw->path, NULL, &id);
-	if (!ret)
+		ret = lk_cli_campaign_create(ctx, a->out_dir, sw, &s, &id);
+	if (!ret) {
+		options_into(&sw->predict, a);
 		ret = lk_predict_campaign(ctx, s, id, sw, &o, &sum);
+	}
 	if (!ret)
 		printf("%s: %zu variants (%zu without a binary), %zu distinct "
 		       "blocks, %zu tools: %zu predicted now (%zu not ok), "

@@ -412,7 +412,9 @@ int cmd_run(int argc, char **argv)
 	struct lk_run_opts ro = {0};
 	struct lk_run_summary sum = {0};
 	struct lk_sweep *sw = NULL;
+	struct lk_store *s = NULL;
 	struct lk_ctx ctx;
+	int64_t id = 0;
 	int first, ret;
 
 	first = lk_opts_parse("run", usage, opts, argc, argv);
@@ -421,13 +423,14 @@ int cmd_run(int argc, char **argv)
 	lk_ctx_init(&ctx);
 	ctx.verbose = lk_cli_verbose;
 	ret = load_sweep(&ctx, &a, argc, argv, first, &sw);
+	if (!ret)
+		ret = lk_cli_campaign_create(&ctx, a.out_dir, sw, &s, &id);
 	if (!ret) {
-		ro = (struct lk_run_opts){.store_dir = a.out_dir,
-					  .jobs = (int)a.jobs,
+		ro = (struct lk_run_opts){.jobs = (int)a.jobs,
 					  .quiet = a.quiet,
 					  .retry_failed = a.retry_failed,
 					  .verbose = lk_cli_verbose};
-		ret = lk_run_sweep(&ctx, sw, &ro, &sum);
+		ret = lk_run_sweep(&ctx, s, id, sw, &ro, &sum);
 	}
 	if (!ret)
 		print_summary(&sum, sw, &a);
@@ -436,6 +439,7 @@ int cmd_run(int argc, char **argv)
 	if (!ret && count_failed(&sum))
 		ret = 1;
 	lk_run_summary_release(&sum);
+	lk_store_close(s);
 	lk_sweep_free(sw);
 	lk_strv_release(&a.defines);
 	lk_strv_release(&a.compilers);

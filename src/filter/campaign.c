@@ -209,8 +209,7 @@ static int rejudge_stored(struct judging *j, size_t i,
 }
 
 /* 1 when variant i needs judging, 0 when settled, < 0 on error. */
-static int plan_one(struct lk_ctx *ctx, struct judging *j, size_t i,
-		    const struct lk_filter_opts *opts)
+static int plan_one(struct lk_ctx *ctx, struct judging *j, size_t i)
 {
 	struct lk_verdict_row old;
 	int ret;
@@ -224,7 +223,7 @@ static int plan_one(struct lk_ctx *ctx, struct judging *j, size_t i,
 		j->sum->skipped++;
 		return 0;
 	}
-	if (opts->redo)
+	if (j->cfg->filter.redo)
 		return 1;
 	ret = lk_store_verdict_get(ctx, j->s, j->v[i].variant_id, "l1", &old);
 	/* A working-set verdict of a loopkit without proxies ("generator")
@@ -250,10 +249,25 @@ static int plan_one(struct lk_ctx *ctx, struct judging *j, size_t i,
 	return ret;
 }
 
-int lk_filter_campaign(struct lk_ctx *ctx, struct lk_store *s,
-		       int64_t campaign, const struct lk_sweep *cfg,
-		       const struct lk_filter_opts *opts,
-		       struct lk_stage_summary *sum)
+/* "N variants: P L1-resident, E excluded, U unknown, S skipped" */
+static char *filter_line(const struct lk_stage_summary *sum)
+{
+	long pass = 0, exclude = 0, unknown = 0;
+
+	for (size_t i = 0; i < sum->n; i++) {
+		pass += !strcmp(sum->items[i].status, "pass");
+		exclude += !strcmp(sum->items[i].status, "exclude");
+		unknown += !strcmp(sum->items[i].status, "unknown");
+	}
+	return lk_asprintf("%zu variants: %ld L1-resident, %ld excluded, %ld "
+			   "unknown, %ld skipped",
+			   sum->n, pass, exclude, unknown, sum->skipped);
+}
+
+int lk_filter_stage(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
+		    const struct lk_sweep *cfg,
+		    const struct lk_stage_opts *opts,
+		    struct lk_stage_summary *sum)
 {
 	struct lk_variant_binary *v = NULL;
 	struct lk_l1_settings set;
@@ -275,6 +289,7 @@ int lk_filter_campaign(struct lk_ctx *ctx, struct lk_store *s,
 			lk_stage_item_set(&sum->items[i], "skipped",
 					  "filter.enabled is false");
 		sum->skipped = (long)n;
+		sum->line = filter_line(sum);
 		lk_variant_binaries_free(v, n);
 		lk_sweep_free(defaults);
 		return 0;
@@ -283,7 +298,7 @@ int lk_filter_campaign(struct lk_ctx *ctx, struct lk_store *s,
 	j.todo = lk_calloc(n + 1, sizeof(*j.todo));
 	lk_ctx_init(&j.store_ctx);
 	for (i = 0; !ret && i < n; i++) {
-		ret = plan_one(ctx, &j, i, opts);
+		ret = plan_one(ctx, &j, i);
 		if (ret == 1)
 			j.todo[ntodo++] = i;
 		ret = ret < 0 ? ret : 0;
@@ -302,6 +317,8 @@ int lk_filter_campaign(struct lk_ctx *ctx, struct lk_store *s,
 			ret = ctx->code ? ctx->code : LK_ESTORE;
 		}
 	}
+	if (!ret)
+		sum->line = filter_line(sum);
 	free(j.todo);
 	proxies_free(j.proxies, n);
 	lk_variant_binaries_free(v, n);

@@ -6,6 +6,7 @@
  * nothing changed does no work.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,8 +34,8 @@ struct source_ref {
 
 struct job {
 	const struct lk_sweep *sw;
-	const struct lk_gen_opts *opts;
-	struct lk_store *store;
+	const struct lk_stage_opts *opts;
+	struct lk_store *store;    /* borrowed */
 	struct unit *units;
 	size_t n;
 	struct source_ref *refs;
@@ -499,22 +500,27 @@ static void plan(struct job *job)
 		}
 }
 
-static int open_store(struct lk_ctx *ctx, struct job *job, int64_t *campaign)
+/* The campaign's config as this run read it: its hash is remembered. */
+static int record_config(struct lk_ctx *ctx, struct job *job,
+			 int64_t campaign)
 {
 	const struct lk_sweep *sw = job->sw;
 	char hash[LK_HASH_HEX] = "";
 	char *text = NULL;
 	size_t len;
+	int64_t id = 0;
 	int ret;
 
 	if (sw->path && !lk_file_read(ctx, sw->path, &text, &len))
 		lk_hash_buf(text, len, hash);
 	free(text);
 	lk_ctx_clear(ctx);
-	ret = lk_store_open(ctx, job->opts->store_dir, 1, &job->store);
-	if (!ret)
-		ret = lk_store_campaign(ctx, job->store, sw->name, sw->path,
-					*hash ? hash : NULL, campaign);
+	ret = lk_store_campaign(ctx, job->store, sw->name, sw->path,
+				*hash ? hash : NULL, &id);
+	if (!ret && id != campaign)
+		ret = lk_error(ctx, LK_EINTERNAL, "campaign %s: id %lld, not "
+			       "%lld", sw->name, (long long)id,
+			       (long long)campaign);
 	return ret;
 }
 
@@ -566,7 +572,6 @@ static void job_release(struct job *job)
 	}
 	free(job->units);
 	free(job->refs);
-	lk_store_close(job->store);
 }
 
 static int keys_and_markers(struct lk_ctx *ctx, struct job *job,
@@ -587,19 +592,18 @@ static int keys_and_markers(struct lk_ctx *ctx, struct job *job,
 	return ret;
 }
 
-int lk_gen_campaign(struct lk_ctx *ctx, const struct lk_sweep *sw,
-		    const struct lk_gen_opts *opts,
+int lk_gen_campaign(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
+		    const struct lk_sweep *sw, const struct lk_stage_opts *opts,
 		    struct lk_gen_summary *sum)
 {
-	struct job job = {.sw = sw, .opts = opts};
+	struct job job = {.sw = sw, .opts = opts, .store = s};
 	size_t todo, i, k = 0, *pending;
-	int64_t campaign = 0;
 	int ret;
 
 	memset(sum, 0, sizeof(*sum));
 	pthread_mutex_init(&job.lock, NULL);
 	plan(&job);
-	ret = open_store(ctx, &job, &campaign);
+	ret = record_config(ctx, &job, campaign);
 	if (!ret)
 		ret = keys_and_markers(ctx, &job, &todo);
 	if (ret || opts->list_only)
@@ -637,4 +641,54 @@ void lk_gen_summary_release(struct lk_gen_summary *s)
 	}
 	free(s->units);
 	memset(s, 0, sizeof(*s));
+}
+
+/* ---- The gen stage of 'loopkit campaign'. ---- */
+
+static void stage_items(const struct lk_gen_summary *g,
+			struct lk_stage_summary *sum)
+{
+	size_t i;
+
+	sum->items = lk_calloc(g->n + 1, sizeof(*sum->items));
+	sum->n = g->n;
+	for (i = 0; i < g->n; i++) {
+		const struct lk_gen_unit_report *u = &g->units[i];
+
+		sum->items[i].label = lk_asprintf("%s %s", u->kernel,
+						  u->chain);
+		lk_stage_item_set(&sum->items[i], u->status, u->reason);
+		if (*u->reason)
+			fprintf(stderr, "gen: %s: %s: %s\n",
+				sum->items[i].label, u->status, u->reason);
+	}
+	sum->done = g->generated;
+	sum->earlier = g->skipped;
+	sum->failed = g->failed;
+}
+
+int lk_gen_stage(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
+		 const struct lk_sweep *cfg, const struct lk_stage_opts *opts,
+		 struct lk_stage_summary *sum)
+{
+	struct lk_gen_summary g = {0};
+	int ret;
+
+	memset(sum, 0, sizeof(*sum));
+	if (!cfg->gen.present) {
+		sum->line = lk_strdup("nothing to do: the file has no gen: "
+				      "section, the sources are measured as "
+				      "they are");
+		return 0;
+	}
+	ret = lk_gen_campaign(ctx, s, campaign, cfg, opts, &g);
+	if (!ret) {
+		stage_items(&g, sum);
+		sum->line = lk_asprintf("%zu units: %ld generated, %ld "
+					"stored earlier, %ld failed; %ld "
+					"variants", g.n, g.generated,
+					g.skipped, g.failed, g.variants);
+	}
+	lk_gen_summary_release(&g);
+	return ret;
 }

@@ -31,7 +31,7 @@ struct unit {
 
 struct plan {
 	struct lk_ctx *ctx;
-	struct lk_store *store;
+	struct lk_store *store;    /* borrowed */
 	const struct lk_sweep *sweep;
 	const struct lk_run_opts *opts;
 	struct lk_variant *variants;
@@ -405,6 +405,7 @@ static void report_unit(struct plan *p, struct unit *u,
 	char *status = NULL;
 	size_t i;
 
+	r->variant_id = u->variant_id;
 	r->label = lk_strdup(u->label);
 	r->skipped = u->done;
 	r->source = lk_strdup(u->v->source);
@@ -495,22 +496,27 @@ void lk_run_summary_release(struct lk_run_summary *sum)
 
 /* ---- The whole sweep. ---- */
 
+/* The campaign's config hash as this run read it; failed runs
+ * forgotten first when asked. */
 static int open_campaign(struct plan *p)
 {
 	const struct lk_sweep *sw = p->sweep;
 	char hash[LK_HASH_HEX] = "";
 	char *text = NULL;
 	size_t len;
+	int64_t id = 0;
 	int ret;
 
 	if (sw->path && !lk_file_read(p->ctx, sw->path, &text, &len))
 		lk_hash_buf(text, len, hash);
 	free(text);
 	lk_ctx_clear(p->ctx);
-	ret = lk_store_open(p->ctx, p->opts->store_dir, 1, &p->store);
-	if (!ret)
-		ret = lk_store_campaign(p->ctx, p->store, sw->name, sw->path,
-					*hash ? hash : NULL, &p->campaign);
+	ret = lk_store_campaign(p->ctx, p->store, sw->name, sw->path,
+				*hash ? hash : NULL, &id);
+	if (!ret && id != p->campaign)
+		ret = lk_error(p->ctx, LK_EINTERNAL, "campaign %s: id %lld, "
+			       "not %lld", sw->name, (long long)id,
+			       (long long)p->campaign);
 	if (!ret && p->opts->retry_failed) {
 		long n;
 
@@ -555,13 +561,14 @@ static void plan_release(struct plan *p)
 	lk_variant_binaries_free(p->stored, p->nstored);
 	free(p->stored_flags);
 	free(p->method);
-	lk_store_close(p->store);
 }
 
-int lk_run_sweep(struct lk_ctx *ctx, const struct lk_sweep *sweep,
-		 const struct lk_run_opts *opts, struct lk_run_summary *sum)
+int lk_run_sweep(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
+		 const struct lk_sweep *sweep, const struct lk_run_opts *opts,
+		 struct lk_run_summary *sum)
 {
-	struct plan p = {.ctx = ctx, .sweep = sweep, .opts = opts};
+	struct plan p = {.ctx = ctx, .store = s, .sweep = sweep, .opts = opts,
+			 .campaign = campaign};
 	int ret;
 
 	memset(sum, 0, sizeof(*sum));
@@ -583,5 +590,42 @@ int lk_run_sweep(struct lk_ctx *ctx, const struct lk_sweep *sweep,
 	summarise(&p, sum);
 out:
 	plan_release(&p);
+	return ret;
+}
+
+/* ---- The measure stage of 'loopkit campaign'. ---- */
+
+int lk_measure_stage(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
+		     const struct lk_sweep *cfg,
+		     const struct lk_stage_opts *opts,
+		     struct lk_stage_summary *sum)
+{
+	struct lk_run_opts o = {.jobs = opts->jobs, .quiet = opts->quiet,
+				.retry_failed = opts->retry_failed,
+				.list_only = opts->list_only,
+				.verbose = opts->verbose};
+	struct lk_run_summary r = {0};
+	size_t i;
+	int ret = lk_run_sweep(ctx, s, campaign, cfg, &o, &r);
+
+	memset(sum, 0, sizeof(*sum));
+	if (!ret) {
+		sum->items = lk_calloc(r.n + 1, sizeof(*sum->items));
+		sum->n = r.n;
+		for (i = 0; i < r.n; i++) {
+			sum->items[i].variant_id = r.reports[i].variant_id;
+			sum->items[i].label = lk_strdup(r.reports[i].label);
+			lk_stage_item_set(&sum->items[i], r.reports[i].status,
+					  r.reports[i].reason);
+			sum->failed += strcmp(r.reports[i].status, "ok") &&
+				       strcmp(r.reports[i].status, "unstable");
+		}
+		sum->done = r.measured;
+		sum->earlier = r.skipped;
+		sum->line = lk_asprintf("%zu variants: %ld measured now, %ld "
+					"stored earlier, %ld not ok", r.n,
+					r.measured, r.skipped, sum->failed);
+	}
+	lk_run_summary_release(&r);
 	return ret;
 }

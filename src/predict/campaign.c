@@ -142,11 +142,11 @@ static int predict_tool(struct lk_ctx *ctx, struct lk_store *s,
 
 int lk_predict_campaign(struct lk_ctx *ctx, struct lk_store *s,
 			int64_t campaign, const struct lk_sweep *cfg,
-			const struct lk_predict_opts *opts,
+			const struct lk_stage_opts *opts,
 			struct lk_predict_summary *sum)
 {
-	struct lk_predict_setup st = {&cfg->predict, cfg->path, opts->tools,
-				      opts->mcpu, 0};
+	struct lk_predict_setup st = {&cfg->predict, cfg->path, NULL, NULL,
+				      0};
 	struct lk_block_set bs = {0};
 	struct lk_predictor **tools = NULL;
 	size_t ntools = 0, i;
@@ -162,4 +162,27 @@ int lk_predict_campaign(struct lk_ctx *ctx, struct lk_store *s,
 	lk_predictors_free(tools, ntools);
 	lk_block_set_release(&bs);
 	return ret;
+}
+
+int lk_predict_stage(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
+		     const struct lk_sweep *cfg,
+		     const struct lk_stage_opts *opts,
+		     struct lk_stage_summary *sum)
+{
+	struct lk_predict_summary p;
+	int ret = lk_predict_campaign(ctx, s, campaign, cfg, opts, &p);
+
+	memset(sum, 0, sizeof(*sum));
+	if (ret)
+		return ret;
+	sum->done = (long)p.predicted;
+	sum->earlier = (long)p.stored;
+	sum->failed = (long)p.failed;
+	sum->skipped = (long)p.skipped_variants;
+	sum->line = lk_asprintf("%zu distinct blocks of %zu variants, %zu "
+				"tools: %zu predictions made now (%zu not "
+				"ok), %zu stored earlier",
+				p.blocks, p.variants, p.tools, p.predicted,
+				p.failed, p.stored);
+	return 0;
 }

@@ -192,3 +192,37 @@ int lk_lift_campaign(struct lk_ctx *ctx, struct lk_store *s,
 	lk_variant_binaries_free(v, n);
 	return ret;
 }
+
+/* "N variants: TOOL VERSION: L lifted, E excluded; ..." */
+static char *lift_line(const struct lk_lift_summary *l)
+{
+	struct lk_buf b = LK_BUF_INIT;
+
+	lk_buf_addf(&b, "%zu variants", l->stage.n);
+	for (size_t i = 0; i < l->ntools; i++)
+		lk_buf_addf(&b, "%s %s %s: %ld lifted, %ld excluded",
+			    i ? ";" : ":", l->tools[i].tool,
+			    l->tools[i].tool_version, l->tools[i].lifted,
+			    l->tools[i].excluded);
+	if (!l->ntools)
+		lk_buf_adds(&b, ": no prediction to lift");
+	return lk_buf_detach(&b);
+}
+
+int lk_lift_stage(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
+		  const struct lk_sweep *cfg, const struct lk_stage_opts *opts,
+		  struct lk_stage_summary *sum)
+{
+	struct lk_lift_summary l;
+	int ret = lk_lift_campaign(ctx, s, campaign, cfg, &l);
+
+	if (!ret) {
+		char *line = lift_line(&l);
+
+		*sum = l.stage;
+		memset(&l.stage, 0, sizeof(l.stage));
+		sum->line = line;
+	}
+	lk_lift_summary_release(&l);
+	return ret;
+}

@@ -206,7 +206,8 @@ static int wanted_cpu(struct predict_env *env)
 	}
 	if (known || !env->nmca)
 		return 0;
-	if (env->st->mcpu || !env->st->config_path)
+	/* Line 0: the command line's --mcpu, written into the config. */
+	if (env->st->mcpu || !env->st->config_path || !env->cfg->mcpu_line)
 		return lk_error(env->ctx, LK_EINPUT, "--mcpu %s: no installed "
 				"llvm-mca knows this CPU (see llvm-mca "
 				"-mcpu=help)", cpu);

@@ -178,3 +178,29 @@ int lk_report_campaign(struct lk_ctx *ctx, struct lk_store *s,
 	lk_report_free(r);
 	return ret;
 }
+
+/* The page's path, then each analyzer's figures on a line of its own. */
+int lk_report_stage(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
+		    const struct lk_sweep *cfg,
+		    const struct lk_stage_opts *opts,
+		    struct lk_stage_summary *sum)
+{
+	struct lk_buf figures = LK_BUF_INIT, b = LK_BUF_INIT;
+	struct lk_report_opts o = {.summary = &figures};
+	int ret = lk_report_campaign(ctx, s, campaign, cfg, &o);
+	char *html, *p, *nl;
+
+	memset(sum, 0, sizeof(*sum));
+	if (!ret) {
+		html = lk_report_output_path(s, cfg, &o, LK_REPORT_HTML);
+		lk_buf_adds(&b, html);
+		free(html);
+		for (p = figures.buf; p && (nl = strchr(p, '\n'));
+		     p = nl + 1)
+			lk_buf_addf(&b, "\n%9s%.*s", "", (int)(nl - p), p);
+		sum->line = lk_buf_detach(&b);
+	}
+	lk_buf_release(&figures);
+	lk_buf_release(&b);
+	return ret;
+}
