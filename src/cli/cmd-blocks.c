@@ -67,6 +67,7 @@ static int campaign(const char *config, const char *dir)
 {
 	struct lk_stage_opts o = {0};
 	struct lk_stage_summary sum = {0};
+	long failed;
 	struct lk_sweep *sw;
 	struct lk_store *s;
 	struct lk_ctx ctx;
@@ -80,12 +81,13 @@ static int campaign(const char *config, const char *dir)
 		ret = lk_blocks_stage(&ctx, s, id, sw, &o, &sum);
 	if (!ret)
 		lk_cli_print_stage("blocks", dir, &sum);
+	failed = sum.failed;
 	lk_stage_summary_release(&sum);
 	lk_store_close(s);
 	lk_sweep_free(sw);
 	if (ret)
 		return lk_cli_fail(&ctx);
-	return sum.failed ? 1 : 0;
+	return failed ? 1 : 0;
 }
 
 int cmd_blocks(int argc, char **argv)

@@ -69,6 +69,7 @@ static int campaign(const char *config, const char *dir,
 		    const struct lk_stage_opts *o, struct lk_count_cfg cc)
 {
 	struct lk_stage_summary sum = {0};
+	long failed;
 	struct lk_sweep *sw;
 	struct lk_store *s;
 	struct lk_ctx ctx;
@@ -86,12 +87,13 @@ static int campaign(const char *config, const char *dir,
 	}
 	if (!ret)
 		lk_cli_print_stage("count", dir, &sum);
+	failed = sum.failed;
 	lk_stage_summary_release(&sum);
 	lk_store_close(s);
 	lk_sweep_free(sw);
 	if (ret)
 		return lk_cli_fail(&ctx);
-	return sum.failed ? 1 : 0;
+	return failed ? 1 : 0;
 }
 
 int cmd_count(int argc, char **argv)
