@@ -15,6 +15,7 @@
 #include "loopkit/filter.h"
 #include "loopkit/count.h"
 #include "loopkit/measure.h"
+#include "loopkit/memprof.h"
 #include "loopkit/predict.h"
 #include "loopkit/report.h"
 #include "loopkit/store.h"
@@ -215,6 +216,23 @@ static int stage_filter(struct campaign *c, char **line)
 	return ret;
 }
 
+static int stage_memprof(struct campaign *c, char **line)
+{
+	struct lk_stage_opts o = {.jobs = c->jobs, .quiet = c->quiet,
+				  .verbose = lk_cli_verbose,
+				  .retry_failed = c->retry_failed};
+	struct lk_stage_summary sum = {0};
+	int ret = lk_memprof_stage(c->ctx, c->store, c->id, c->cfg, &o, &sum);
+
+	if (!ret) {
+		*line = sum.line;
+		sum.line = NULL;
+		c->not_ok += sum.failed > 0;
+	}
+	lk_stage_summary_release(&sum);
+	return ret;
+}
+
 /* The page, then each analyzer's figures on a line of its own. */
 static int stage_report(struct campaign *c, char **line)
 {
@@ -250,6 +268,7 @@ static const struct stage {
 	{"predict", stage_predict, "every analyzer on every block"},
 	{"lift", stage_lift, "sum of occurrences x prediction per kernel"},
 	{"filter", stage_filter, "L1-residency verdict per kernel"},
+	{"memprof", stage_memprof, "load/store latency per program"},
 	{"report", stage_report, "error and rank correlation per analyzer"},
 };
 
@@ -278,7 +297,8 @@ static int pick_stages(const char *from, const char *to, const char *only,
 			return lk_cli_usage_error("campaign", "unknown stage "
 						  "'%s' (gen, measure, blocks,"
 						  " count, predict, lift, "
-						  "filter, report)", names[i]);
+						  "filter, memprof, report)",
+						  names[i]);
 	}
 	if (only)
 		idx[0] = idx[1] = idx[2];
