@@ -285,10 +285,11 @@ int lk_memprof_stage(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
 	ret = run_programs(&st, own ? &m->programs : &cfg->sources,
 			   own ? &m->program_names : &cfg->source_names);
 	if (!ret)
-		sum->line = lk_asprintf("%zu programs: %ld profiled now, %ld "
-					"stored earlier, %ld failed%s",
-					sum->n, sum->done, sum->earlier,
-					sum->failed, lk_buf_str(&st.figures));
+		sum->line = lk_asprintf("%zu program%s: %ld profiled now, "
+					"%ld stored earlier, %ld failed%s",
+					sum->n, sum->n == 1 ? "" : "s",
+					sum->done, sum->earlier, sum->failed,
+					lk_buf_str(&st.figures));
 	lk_buf_release(&st.figures);
 	free(st.cflags);
 	return ret;
