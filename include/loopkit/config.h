@@ -221,6 +221,22 @@ struct lk_count_cfg {
 	int no_hwbp;             /* int3 breakpoints only */
 };
 
+/*
+ * The 'memprof:' section (src/config/memprof.c): the programs the
+ * campaign's memprof stage profiles (doc/loopkit-memprof.md).
+ */
+struct lk_memprof_cfg {
+	int given;               /* the file has a memprof: section */
+	struct lk_strv programs; /* absolute paths, checked to exist; empty:
+				    the sweep's sources */
+	struct lk_strv program_names; /* as written, parallel */
+	struct lk_strv cflags;   /* gcc's flags, one word each; default
+				    none, as 'memprof run PROG.c' */
+	int strict;              /* a malformed trace line fails the
+				    program (default: skipped) */
+	long line;               /* of 'memprof:' */
+};
+
 struct lk_sweep {
 	char *path;               /* the YAML file, as given; NULL if built */
 	char *name;               /* 'name:' or the file's base name */
@@ -245,6 +261,7 @@ struct lk_sweep {
 	struct lk_gen_config gen;  /* the 'gen:' section */
 	struct lk_l1_filter_cfg filter; /* 'filter:' */
 	struct lk_count_cfg count; /* loopkit count's options */
+	struct lk_memprof_cfg memprof; /* 'memprof:' */
 };
 
 /* One point of the Cartesian product (borrowed pointers into the sweep). */

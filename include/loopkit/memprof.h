@@ -188,4 +188,109 @@ int lk_mem_fit(struct lk_ctx *ctx, const struct lk_mem_obs *obs, size_t n,
 	       struct lk_mem_fit *fit);
 void lk_mem_fit_release(struct lk_mem_fit *fit);
 
+/* ---- The whole run: compile with the plugin, run, profile, fit
+ * (src/memprof/run.c, report.c). ---- */
+
+/* Read a machine-readable static file (lk_mem_static_parse). */
+int lk_mem_static_load(struct lk_ctx *ctx, const char *path,
+		       struct lk_mem_static *out);
+/* The static counts of a C source: gcc -c with the GCC plugin and the
+ * flags, in a scratch directory removed afterwards. A compile error is
+ * LK_EINPUT "source: compile failed: <the compiler's first error>". */
+int lk_mem_static_compile(struct lk_ctx *ctx, const char *source,
+			  const char *const *cflags, size_t ncflags,
+			  struct lk_mem_static *out);
+/* lk_trace_load, and LK_EINPUT "path: no calls in the trace" when the
+ * trace holds none. */
+int lk_memprof_trace_load(struct lk_ctx *ctx, const char *path, int strict,
+			  struct lk_trace *out, struct lk_buf *warnings);
+
+struct lk_memprof_opts {
+	const char *const *cflags;  /* gcc's, after the plugin's */
+	size_t ncflags;
+	int strict;                 /* a malformed trace line is an error */
+	int keep;                   /* leave the scratch directory */
+};
+
+/* A profiled function with its static counts and its fit residual. */
+struct lk_memprof_row {
+	const struct lk_func_profile *prof;
+	int seen;                   /* the plugin saw it: totals hold */
+	struct lk_mem_totals totals; /* per call */
+	int has_residual;           /* it was an observation of the fit */
+	double residual;
+};
+
+struct lk_memprof_result {
+	char *dir;                  /* the scratch directory, NULL before */
+	struct lk_mem_static st;
+	struct lk_trace trace;
+	struct lk_call_node *nodes;
+	struct lk_func_profile *prof; /* by self, descending */
+	struct lk_memprof_row *rows;  /* rows[i] is prof[i] */
+	size_t n;
+	int has_fit;
+	struct lk_mem_fit fit;
+	char *no_fit;               /* why there is no fit, "" with one */
+	struct lk_buf messages;     /* for stderr: the program's own, then
+				       the trace's malformed lines */
+};
+
+/*
+ * Compile source with the plugin instrumenting every function, run it
+ * (600 s at most) with its trace in a scratch directory, read the static
+ * counts and the trace, profile, join and fit load/store latency. Too
+ * few observations for a fit is not a failure (r->no_fit says why).
+ * Compile errors, malformed static files or traces are LK_EINPUT, a
+ * failing program LK_ECHILD, the system LK_ESYS. The scratch directory
+ * is removed unless o->keep. Release *r in every case.
+ */
+int lk_memprof_run(struct lk_ctx *ctx, const char *source,
+		   const struct lk_memprof_opts *o,
+		   struct lk_memprof_result *r);
+void lk_memprof_result_release(struct lk_memprof_result *r);
+
+/* What 'loopkit memprof run' prints: the flat profile, the functions
+ * with their counts and residuals, the fit (or why there is none). */
+void lk_memprof_result_print(const struct lk_memprof_result *r,
+			     struct lk_buf *out);
+/* The fit as a JSON object (what the store keeps); NULL without one. */
+LK_GIVE char *lk_memprof_fit_json(const struct lk_memprof_result *r);
+
+/* ---- The store and the campaign stage (src/memprof/stage.c). ---- */
+
+struct lk_store;
+struct lk_sweep;
+struct lk_stage_opts;
+struct lk_stage_summary;
+
+/* Where a run comes from, as the store records it. */
+struct lk_memprof_source {
+	const char *program;        /* the name stored */
+	const char *path;           /* the file (its content is hashed) */
+	const char *cflags;         /* space-joined */
+	const char *stage_key;      /* NULL outside a campaign stage */
+};
+
+/* Store the run (r: a finished lk_memprof_run) in one transaction. */
+int lk_memprof_store(struct lk_ctx *ctx, struct lk_store *s,
+		     int64_t campaign, const struct lk_memprof_source *src,
+		     const struct lk_memprof_result *r, int64_t *id);
+
+/*
+ * The memprof stage (an lk_stage_fn, store.h): every program of cfg's
+ * memprof: section (its programs, else the sweep's sources), compiled
+ * with its flags, run, profiled and fitted into the campaign, one
+ * summary item per program. A program is keyed by the content of its
+ * source, its flags, the plugin's content and its name: one already
+ * stored is skipped ("stored"; stored as failed, it is tried again with
+ * opts->retry_failed). A program that does not compile or run is stored
+ * as failed with the reason. Without a memprof: section nothing is done.
+ * A missing GCC plugin is LK_EUNSUP.
+ */
+int lk_memprof_stage(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
+		     const struct lk_sweep *cfg,
+		     const struct lk_stage_opts *opts,
+		     struct lk_stage_summary *sum);
+
 #endif

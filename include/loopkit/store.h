@@ -274,12 +274,24 @@ struct lk_memprof_rec {
 	const char *fit;          /* JSON object, NULL: no fit */
 	const struct lk_memprof_func_rec *funcs;
 	size_t nfuncs;
+	/* The campaign stage's (NULL for 'memprof run PROG.c'): the key it
+	 * skips a stored program by, the outcome (ok, failed) and why. */
+	const char *stage_key;
+	const char *status;
+	const char *reason;
 };
 
-/* Store a memprof run and its functions in one transaction. */
+/* Store a memprof run and its functions in one transaction; with a
+ * stage_key, replacing the campaign's run stored under that key. On
+ * error nothing changed. */
 int lk_store_memprof_put(struct lk_ctx *ctx, struct lk_store *s,
 			 int64_t campaign, const struct lk_memprof_rec *r,
 			 int64_t *id);
+/* 1 with *status and *reason (both to free) when the campaign has a run
+ * stored under stage_key, 0 when not, < 0 on error. */
+int lk_store_memprof_find(struct lk_ctx *ctx, struct lk_store *s,
+			  int64_t campaign, const char *stage_key,
+			  LK_GIVE char **status, LK_GIVE char **reason);
 /* Every memprof function row of the campaign (NULL: all), as CSV or
  * JSON: campaign, run, program, cflags, function, calls, total, self,
  * min_self, max_self, mean_self, loads, stores, residual. */

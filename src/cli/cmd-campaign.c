@@ -1,6 +1,7 @@
 /*
  * loopkit campaign: every stage of a campaign, in order, from one YAML
- * file: gen, measure, blocks, count, predict, lift, filter, report. Each
+ * file: gen, measure, blocks, count, predict, lift, filter, memprof,
+ * report. Each
  * stage reads what it needs from the store and skips what is done, so a
  * campaign killed at any point resumes where it stopped when run again.
  * The command is a table of stages, each an lk_stage_fn of its module
@@ -15,6 +16,7 @@
 #include "loopkit/filter.h"
 #include "loopkit/count.h"
 #include "loopkit/measure.h"
+#include "loopkit/memprof.h"
 #include "loopkit/predict.h"
 #include "loopkit/report.h"
 #include "loopkit/store.h"
@@ -26,7 +28,8 @@ static const char usage[] =
 	"4 unless the file gives a method), split their kernels into basic\n"
 	"blocks, count the blocks' executions, predict every block with every\n"
 	"analyzer, lift the predictions to the kernels, filter out the\n"
-	"kernels that are not L1-resident, and write the report. A rerun\n"
+	"kernels that are not L1-resident, profile the memprof: section's\n"
+	"programs (when there is one), and write the report. A rerun\n"
 	"resumes: every stage skips what the store already holds.";
 
 struct campaign {
@@ -40,8 +43,7 @@ struct campaign {
 	struct lk_strv lines;   /* one summary line per stage run */
 };
 
-/* Every stage, in order. memprof's (lk_memprof_stage, src/memprof) is
- * one more row here, and one more name in pick_stages' message. */
+/* Every stage, in order. */
 static const struct stage {
 	const char *name;
 	lk_stage_fn *run;
@@ -54,6 +56,8 @@ static const struct stage {
 	{"predict", lk_predict_stage, "every analyzer on every block"},
 	{"lift", lk_lift_stage, "sum of occurrences x prediction per kernel"},
 	{"filter", lk_filter_stage, "L1-residency verdict per kernel"},
+	{"memprof", lk_memprof_stage, "load/store latency per program "
+				      "(memprof:)"},
 	{"report", lk_report_stage, "error and rank correlation per analyzer"},
 };
 
@@ -65,6 +69,20 @@ static long stage_index(const char *name)
 		if (!strcmp(stages[i].name, name))
 			return (long)i;
 	return -1;
+}
+
+static int unknown_stage(const char *name)
+{
+	struct lk_buf list = LK_BUF_INIT;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < LK_ARRAY_SIZE(stages); i++)
+		lk_buf_addf(&list, "%s%s", i ? ", " : "", stages[i].name);
+	ret = lk_cli_usage_error("campaign", "unknown stage '%s' (%s)", name,
+				 list.buf);
+	lk_buf_release(&list);
+	return ret;
 }
 
 static int pick_stages(const char *from, const char *to, const char *only,
@@ -79,10 +97,7 @@ static int pick_stages(const char *from, const char *to, const char *only,
 			continue;
 		idx[i] = stage_index(names[i]);
 		if (idx[i] < 0)
-			return lk_cli_usage_error("campaign", "unknown stage "
-						  "'%s' (gen, measure, blocks,"
-						  " count, predict, lift, "
-						  "filter, report)", names[i]);
+			return unknown_stage(names[i]);
 	}
 	if (only)
 		idx[0] = idx[1] = idx[2];

@@ -23,7 +23,7 @@ struct command {
 static const struct command commands[] = {
 	{"campaign", cmd_campaign, NEED_CC,
 	 "every stage of a campaign: gen, measure, blocks, count, predict, "
-	 "lift, filter, report"},
+	 "lift, filter, memprof, report"},
 	{"run", cmd_run, NEED_CC,
 	 "compile and measure a kernel, or a YAML sweep of variants"},
 	{"env", cmd_env, 0,

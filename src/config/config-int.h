@@ -82,6 +82,16 @@ int lk_is_identifier(const char *s);
 const char *lk_sweep_source_problem(struct lk_sweep *s, const char *dir,
 				    const char *written);
 
+/*
+ * Resolve 'written' against 'dir' into paths (absolute, checked to be an
+ * existing regular file not listed yet) and names (as written). NULL on
+ * success, else what is wrong, as lk_sweep_source_problem.
+ */
+const char *lk_path_list_problem(struct lk_strv *paths, struct lk_strv *names,
+				 const char *dir, const char *written);
+/* true/false, yes/no, on/off, 1/0 (any case): 0, else LK_EINPUT. */
+int lk_parse_bool(const char *s, int *out);
+
 /* Drop the flag sets (the loader replaces the default ones). */
 void lk_sweep_clear_flagsets(struct lk_sweep *s);
 
@@ -98,5 +108,8 @@ void lk_axes_free(struct lk_axis *a, size_t n);
 int lk_axis_is_reserved(const char *name);
 /* The 'filter:' section (l1-filter.c). */
 int lk_load_l1_filter(struct lk_loader *ld, const yaml_node_t *n);
+/* The 'memprof:' section (memprof.c). */
+int lk_load_memprof(struct lk_loader *ld, const yaml_node_t *n);
+void lk_memprof_cfg_release(struct lk_memprof_cfg *m);
 
 #endif

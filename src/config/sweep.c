@@ -58,11 +58,19 @@ void lk_sweep_free(struct lk_sweep *s)
 	lk_report_cfg_release(&s->report);
 	lk_predict_config_release(&s->predict);
 	lk_gen_config_release(&s->gen);
+	lk_memprof_cfg_release(&s->memprof);
 	free(s);
 }
 
 const char *lk_sweep_source_problem(struct lk_sweep *s, const char *dir,
 				    const char *written)
+{
+	return lk_path_list_problem(&s->sources, &s->source_names, dir,
+				    written);
+}
+
+const char *lk_path_list_problem(struct lk_strv *paths, struct lk_strv *names,
+				 const char *dir, const char *written)
 {
 	char *joined = lk_path_join(dir, written);
 	char *real = lk_path_real(joined);
@@ -74,12 +82,12 @@ const char *lk_sweep_source_problem(struct lk_sweep *s, const char *dir,
 		problem = "not found";
 	else if (!S_ISREG(st.st_mode))
 		problem = "is not a regular file";
-	for (i = 0; !problem && i < s->sources.n; i++)
-		if (!strcmp(s->sources.v[i], real))
+	for (i = 0; !problem && i < paths->n; i++)
+		if (!strcmp(paths->v[i], real))
 			problem = "is listed twice";
 	if (!problem) {
-		lk_strv_push_take(&s->sources, real);
-		lk_strv_push(&s->source_names, written);
+		lk_strv_push_take(paths, real);
+		lk_strv_push(names, written);
 		real = NULL;
 	}
 	free(real);

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "config-int.h"
 
@@ -147,4 +148,19 @@ int lk_parse_number(const char *s, double *out)
 	if (lk_parse_double(s, out) || !isfinite(*out))
 		return LK_EINPUT;
 	return 0;
+}
+
+int lk_parse_bool(const char *s, int *out)
+{
+	static const char *const yes[] = {"true", "yes", "on", "1"};
+	static const char *const no[] = {"false", "no", "off", "0"};
+	size_t i;
+
+	for (i = 0; i < LK_ARRAY_SIZE(yes); i++) {
+		if (!strcasecmp(s, yes[i]) || !strcasecmp(s, no[i])) {
+			*out = !strcasecmp(s, yes[i]);
+			return 0;
+		}
+	}
+	return LK_EINPUT;
 }

@@ -11,8 +11,9 @@ static int insert_run(struct lk_ctx *ctx, struct lk_store *s,
 	sqlite3_stmt *st = NULL;
 	int ret = store_prepare(ctx, s, "INSERT INTO memprof_runs"
 				" (campaign_id, program, program_hash, cflags,"
-				" env_id, calls, tsc_hz, fit) VALUES (?1, ?2,"
-				" ?3, ?4, ?5, ?6, ?7, ?8) RETURNING id", &st);
+				" env_id, calls, tsc_hz, fit, stage_key,"
+				" status, reason) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
+				" ?8, ?9, ?10, ?11) RETURNING id", &st);
 
 	if (ret)
 		return ret;
@@ -24,7 +25,10 @@ static int insert_run(struct lk_ctx *ctx, struct lk_store *s,
 	    sqlite3_bind_int64(st, 6, r->calls) ||
 	    (r->tsc_hz > 0 ? sqlite3_bind_double(st, 7, r->tsc_hz) :
 			     sqlite3_bind_null(st, 7)) ||
-	    store_bind_text(st, 8, r->fit))
+	    store_bind_text(st, 8, r->fit) ||
+	    store_bind_text(st, 9, r->stage_key) ||
+	    store_bind_text(st, 10, r->status) ||
+	    store_bind_text(st, 11, r->reason))
 		ret = store_fail(ctx, s, "cannot bind the memprof run");
 	else
 		ret = store_step_id(ctx, s, st, "memprof run", id) ? LK_ESTORE
@@ -69,12 +73,34 @@ static int insert_funcs(struct lk_ctx *ctx, struct lk_store *s, int64_t run,
 	return store_insert_rows(ctx, s, &rows);
 }
 
+/* The campaign's run under the same stage key goes (its functions with
+ * it, ON DELETE CASCADE). */
+static int forget_keyed(struct lk_ctx *ctx, struct lk_store *s,
+			int64_t campaign, const char *key)
+{
+	sqlite3_stmt *st = NULL;
+	int ret = store_prepare(ctx, s, "DELETE FROM memprof_runs WHERE"
+				" campaign_id = ?1 AND stage_key = ?2", &st);
+
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, campaign);
+	store_bind_text(st, 2, key);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		ret = store_fail(ctx, s, "cannot replace the memprof run of "
+				 "key %s", key);
+	sqlite3_finalize(st);
+	return ret;
+}
+
 int lk_store_memprof_put(struct lk_ctx *ctx, struct lk_store *s,
 			 int64_t campaign, const struct lk_memprof_rec *r,
 			 int64_t *id)
 {
 	int ret = store_begin(ctx, s);
 
+	if (!ret && r->stage_key)
+		ret = forget_keyed(ctx, s, campaign, r->stage_key);
 	if (!ret)
 		ret = insert_run(ctx, s, campaign, r, id);
 	if (!ret)
@@ -83,6 +109,33 @@ int lk_store_memprof_put(struct lk_ctx *ctx, struct lk_store *s,
 		ret = store_commit(ctx, s);
 	if (ret)
 		store_rollback(s);
+	return ret;
+}
+
+int lk_store_memprof_find(struct lk_ctx *ctx, struct lk_store *s,
+			  int64_t campaign, const char *stage_key,
+			  char **status, char **reason)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, ret = store_prepare(ctx, s, "SELECT status, reason FROM"
+				    " memprof_runs WHERE campaign_id = ?1 AND"
+				    " stage_key = ?2 ORDER BY id DESC LIMIT 1",
+				    &st);
+
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, campaign);
+	store_bind_text(st, 2, stage_key);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*status = store_column_dup(st, 0);
+		*reason = store_column_dup(st, 1);
+		ret = 1;
+	} else if (rc != SQLITE_DONE) {
+		ret = store_fail(ctx, s, "cannot read the memprof run of key "
+				 "%s", stage_key);
+	}
+	sqlite3_finalize(st);
 	return ret;
 }
 

@@ -263,6 +263,19 @@ static const char migration_4[] =
 static const char migration_5[] =
 	"ALTER TABLE runs ADD COLUMN memory_limit INTEGER;";
 
+/*
+ * The memprof stage of a campaign (src/memprof/stage.c): a program's run
+ * is keyed by its source's content, its flags, the plugin and its name,
+ * so a rerun skips it; a program that failed is stored too, with its
+ * reason. Runs of 'loopkit memprof run PROG.c' leave the three NULL.
+ */
+static const char migration_6[] =
+	"ALTER TABLE memprof_runs ADD COLUMN stage_key TEXT;"
+	"ALTER TABLE memprof_runs ADD COLUMN status TEXT;" /* ok, failed */
+	"ALTER TABLE memprof_runs ADD COLUMN reason TEXT;"
+	"CREATE INDEX memprof_runs_key ON memprof_runs(campaign_id,"
+	" stage_key);";
+
 /* Append only. Entry i takes the schema from version i to i + 1. */
 static const char *const migrations[] = {
 	migration_1,
@@ -270,6 +283,7 @@ static const char *const migrations[] = {
 	migration_3,
 	migration_4,
 	migration_5,
+	migration_6,
 };
 
 int lk_store_latest_version(void)

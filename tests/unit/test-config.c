@@ -733,6 +733,59 @@ Test(config, gen_flow_list_parameters)
 	}
 }
 
+/* The memprof: section: programs relative to the file, flags split
+ * into words from a string or a list, strict; absent or left empty, no
+ * section ({} is one, over the sweep's sources). */
+Test(config, memprof_section)
+{
+	static const char text[] =
+		"sources: [src/dot.c]\n"
+		"memprof:\n"
+		"  programs: [src/triad.c, src/dot.c]\n"
+		"  cflags: [-O1 '-DNAME=a b', -g]\n"
+		"  strict: yes\n";
+	static const char *const none[] = {
+		"sources: [src/dot.c]\n",
+		"sources: [src/dot.c]\nmemprof:\n",
+	};
+	static const char sources_only[] =
+		"sources: [src/dot.c]\n"
+		"memprof: {cflags: -O2 -march=native}\n";
+	char *name = data_path("m.yaml");
+	struct lk_sweep *s;
+	size_t i;
+
+	cr_assert_eq(lk_sweep_parse(&ctx, name, text, strlen(text), &s), 0,
+		     "%s", ctx.msg);
+	cr_assert(s->memprof.given);
+	cr_expect_eq(s->memprof.line, 3);
+	cr_assert_eq(s->memprof.programs.n, 2);
+	cr_expect_str_eq(s->memprof.program_names.v[0], "src/triad.c");
+	cr_expect_eq(s->memprof.programs.v[0][0], '/');
+	cr_expect(strstr(s->memprof.programs.v[1], "/config/src/dot.c"));
+	cr_assert_eq(s->memprof.cflags.n, 3);
+	cr_expect_str_eq(s->memprof.cflags.v[0], "-O1");
+	cr_expect_str_eq(s->memprof.cflags.v[1], "-DNAME=a b");
+	cr_expect_str_eq(s->memprof.cflags.v[2], "-g");
+	cr_expect(s->memprof.strict);
+	lk_sweep_free(s);
+	for (i = 0; i < LK_ARRAY_SIZE(none); i++) {
+		cr_assert_eq(lk_sweep_parse(&ctx, name, none[i],
+					    strlen(none[i]), &s), 0, "%s",
+			     ctx.msg);
+		cr_expect(!s->memprof.given, "%zu", i);
+		lk_sweep_free(s);
+	}
+	cr_assert_eq(lk_sweep_parse(&ctx, name, sources_only,
+				    strlen(sources_only), &s), 0, "%s",
+		     ctx.msg);
+	cr_expect(s->memprof.given && !s->memprof.programs.n &&
+		  !s->memprof.strict);
+	cr_expect_eq(s->memprof.cflags.n, 2);
+	lk_sweep_free(s);
+	free(name);
+}
+
 /* ---- data-driven cases ----------------------------------------------- */
 
 static int is_yaml(const struct dirent *d)

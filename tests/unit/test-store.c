@@ -363,6 +363,61 @@ Test(store, campaign_get_or_create)
 			      " name = 'x' AND config_hash = 'h2'"), 1);
 }
 
+/* The memprof stage's key: found with its outcome, a put under the same
+ * key replaces the run and its functions, other campaigns and unkeyed
+ * runs ('memprof run PROG.c') untouched. */
+Test(store, memprof_keyed_runs)
+{
+	static const struct lk_memprof_func_rec funcs[] = {
+		{"main", 1, 10, 4, 4, 4, 4, "0", "0", 0, 0},
+		{"f", 3, 6, 6, 2, 2, 2, "8", "1", 1, 0.5},
+	};
+	struct lk_memprof_rec ok = {
+		.program = "a.c", .program_hash = "h", .cflags = "-O1",
+		.calls = 4, .funcs = funcs, .nfuncs = 2, .stage_key = "k1",
+		.status = "ok"};
+	struct lk_memprof_rec failed = {
+		.program = "a.c", .program_hash = "h", .cflags = "-O1",
+		.stage_key = "k1", .status = "failed", .reason = "exit 3"};
+	struct lk_memprof_rec plain = ok;
+	struct lk_store *s = open_store("st");
+	char *status = NULL, *reason = NULL;
+	int64_t c1, c2, id;
+
+	plain.stage_key = plain.status = NULL;
+	cr_assert_eq(lk_store_campaign(&ctx, s, "c1", NULL, NULL, &c1), 0);
+	cr_assert_eq(lk_store_campaign(&ctx, s, "c2", NULL, NULL, &c2), 0);
+	cr_assert_eq(lk_store_memprof_find(&ctx, s, c1, "k1", &status,
+					   &reason), 0);
+	cr_assert_eq(lk_store_memprof_put(&ctx, s, c1, &failed, &id), 0,
+		     "%s", ctx.msg);
+	cr_assert_eq(lk_store_memprof_find(&ctx, s, c1, "k1", &status,
+					   &reason), 1);
+	cr_expect_str_eq(status, "failed");
+	cr_expect_str_eq(reason, "exit 3");
+	free(status);
+	free(reason);
+	cr_assert_eq(lk_store_memprof_put(&ctx, s, c1, &ok, &id), 0, "%s",
+		     ctx.msg);
+	cr_assert_eq(lk_store_memprof_put(&ctx, s, c2, &ok, &id), 0);
+	cr_assert_eq(lk_store_memprof_put(&ctx, s, c1, &plain, &id), 0);
+	cr_assert_eq(lk_store_memprof_find(&ctx, s, c1, "k1", &status,
+					   &reason), 1);
+	cr_expect_str_eq(status, "ok");
+	cr_expect_str_eq(reason, "");
+	free(status);
+	free(reason);
+	cr_assert_eq(lk_store_memprof_find(&ctx, s, c2, "k2", &status,
+					   &reason), 0);
+	lk_store_close(s);
+	cr_expect_eq(raw_long("st", "SELECT count(*) FROM memprof_runs"), 3);
+	cr_expect_eq(raw_long("st", "SELECT count(*) FROM memprof_runs"
+			      " WHERE stage_key IS NULL AND status IS NULL"),
+		     1);
+	cr_expect_eq(raw_long("st", "SELECT count(*) FROM"
+			      " memprof_functions"), 6);
+}
+
 Test(store, env_once_per_content)
 {
 	struct lk_store *s = open_store("st");
