@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "loopkit/bb.h"
+#include "loopkit/binary.h"
 #include "loopkit/filter.h"
 #include "loopkit/subprocess.h"
 

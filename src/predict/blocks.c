@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loopkit/bb.h"
+#include "loopkit/binary.h"
 #include "predict-int.h"
 
 void lk_block_set_release(struct lk_block_set *bs)

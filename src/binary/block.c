@@ -7,7 +7,7 @@
 
 #include <Zydis/Zydis.h>
 
-#include "loopkit/bb.h"
+#include "loopkit/binary.h"
 
 static char *block_text(const struct lk_cfg *cfg, size_t block, int intel)
 {

@@ -1,5 +1,5 @@
 /*
- * bb: the decoder on hand-assembled bytes (checked against GNU as and
+ * binary: the decoder on hand-assembled bytes (checked against GNU as and
  * objdump), blocks and edges of a hand-made function, the ELF lookup on
  * this test binary itself, and the failure paths. The data-driven block
  * cases (tests/data/blocks) run in tests/e2e/t0600-blocks.sh, which needs
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loopkit/bb.h"
+#include "loopkit/binary.h"
 
 static struct lk_ctx ctx;
 
@@ -18,7 +18,7 @@ static void setup(void)
 	lk_ctx_init(&ctx);
 }
 
-TestSuite(bb, .init = setup);
+TestSuite(binary, .init = setup);
 
 static void decode_one(const uint8_t *bytes, size_t len, uint64_t addr,
 		       struct lk_insn *insn)
@@ -29,7 +29,7 @@ static void decode_one(const uint8_t *bytes, size_t len, uint64_t addr,
 }
 
 /* FACTS.md: Capstone 4 stops here; gcc -march=native emits it. */
-Test(bb, avx512_vextractf32x4)
+Test(binary, avx512_vextractf32x4)
 {
 	static const uint8_t bytes[] = {0x62, 0xf3, 0x7d, 0x28,
 					0x19, 0xca, 0x01};
@@ -43,7 +43,7 @@ Test(bb, avx512_vextractf32x4)
 	lk_insn_release(&insn);
 }
 
-Test(bb, avx512_masked_zmm)
+Test(binary, avx512_masked_zmm)
 {
 	static const uint8_t bytes[] = {0x62, 0xf1, 0xed, 0x49, 0x58, 0xd9};
 	struct lk_insn insn;
@@ -56,7 +56,7 @@ Test(bb, avx512_masked_zmm)
 	lk_insn_release(&insn);
 }
 
-Test(bb, kinds_and_targets)
+Test(binary, kinds_and_targets)
 {
 	static const struct {
 		uint8_t bytes[8];
@@ -100,7 +100,7 @@ Test(bb, kinds_and_targets)
 	}
 }
 
-Test(bb, undecodable_bytes)
+Test(binary, undecodable_bytes)
 {
 	static const uint8_t bytes[] = {0x0f, 0xff, 0xff}; /* truncated */
 	struct lk_insn insn;
@@ -151,7 +151,7 @@ static const uint8_t small_loop[] = {
 	0xb8, 0x00, 0x00, 0x00, 0x00, 0x48, 0x83, 0xc0, 0x01, 0x48, 0x83,
 	0xf8, 0x0a, 0x75, 0xf6, 0xe8, 0xec, 0x0f, 0x00, 0x00, 0xc3};
 
-Test(bb, small_loop_blocks_and_edges)
+Test(binary, small_loop_blocks_and_edges)
 {
 	struct lk_function fn;
 	struct lk_cfg cfg;
@@ -175,7 +175,7 @@ Test(bb, small_loop_blocks_and_edges)
 	lk_cfg_release(&cfg);
 }
 
-Test(bb, small_loop_output)
+Test(binary, small_loop_output)
 {
 	struct lk_buf text = LK_BUF_INIT, json = LK_BUF_INIT;
 	struct lk_function fn;
@@ -203,7 +203,7 @@ Test(bb, small_loop_output)
 
 /* A jump out of the function is a tail call; one into the middle of an
  * instruction has no block to go to. Both leave. */
-Test(bb, jumps_out_and_into_instructions)
+Test(binary, jumps_out_and_into_instructions)
 {
 	/* 0: 74 03 je 5 (mid-insn)  2: e9 f9 0f 00 00 jmp 0x1000+... */
 	static const uint8_t code[] = {0x74, 0x03, 0xe9, 0xf9, 0x0f,
@@ -220,7 +220,7 @@ Test(bb, jumps_out_and_into_instructions)
 	lk_cfg_release(&cfg);
 }
 
-Test(bb, undecodable_function_fails_cleanly)
+Test(binary, undecodable_function_fails_cleanly)
 {
 	static const uint8_t code[] = {0x90, 0x48}; /* nop, lone REX */
 	struct lk_function fn;
@@ -240,7 +240,7 @@ __attribute__((noinline)) int lk_test_bb_probe(int x)
 	return x * 3 + 1;
 }
 
-Test(bb, elf_function_of_this_binary)
+Test(binary, elf_function_of_this_binary)
 {
 	struct lk_function fn;
 	uint64_t addr = (uint64_t)(uintptr_t)lk_test_bb_probe;
@@ -259,7 +259,7 @@ Test(bb, elf_function_of_this_binary)
 	lk_function_release(NULL);
 }
 
-Test(bb, elf_failures)
+Test(binary, elf_failures)
 {
 	struct lk_function fn;
 	int inlined;

@@ -1,9 +1,12 @@
 /*
- * bb: a function of an x86-64 ELF binary, decoded (Zydis, behind one
- * decoder interface) and split into basic blocks with their CFG edges.
+ * binary: a function of an x86-64 ELF binary, decoded (Zydis, behind one
+ * decoder interface) and split into basic blocks with their CFG edges;
+ * what an instruction is (its kind, its ISA extension, its operands).
+ * A shared module below the stages: blocks, count, predict, the L1
+ * filter (and later MDL) read binaries through it.
  */
-#ifndef LOOPKIT_BB_H
-#define LOOPKIT_BB_H
+#ifndef LOOPKIT_BINARY_H
+#define LOOPKIT_BINARY_H
 
 #include <stdint.h>
 
@@ -69,6 +72,15 @@ int lk_elf_function(struct lk_ctx *ctx, const char *binary, const char *name,
 int lk_elf_roi_function(struct lk_ctx *ctx, const char *binary,
 			struct lk_function *out, int *inlined);
 void lk_function_release(struct lk_function *fn);
+/*
+ * Where the binary's calls to lk_roi_begin and lk_roi_end go: the
+ * functions themselves when the runtime is linked in, their PLT entries
+ * when it is shared (link-time addresses). LK_ENOTFOUND naming the
+ * binary and the marker when one is missing, LK_EINPUT for a file that is
+ * not an x86-64 ELF.
+ */
+int lk_elf_roi_markers(struct lk_ctx *ctx, const char *binary,
+		       uint64_t *begin, uint64_t *end);
 
 struct lk_block {
 	uint64_t start, end;   /* [start, end) */
