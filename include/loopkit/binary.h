@@ -111,6 +111,32 @@ void lk_cfg_release(struct lk_cfg *cfg);
 /* The block containing addr, or -1. */
 long lk_cfg_find(const struct lk_cfg *cfg, uint64_t addr);
 
+/* ---- Kernels from the store (src/binary/stored.c). The blocks stage
+ * stores one function per binary (by content hash): the region's
+ * kernel, lk_elf_roi_function's, with every block's code bytes. ---- */
+
+struct lk_store;
+
+/*
+ * The kernel stored for the binary whose content hash is binary_hash
+ * (lk_binary_hash), decoded again from its stored bytes: the same CFG as
+ * lk_cfg_build on the binary's function, without reading the binary.
+ * 1 and *out (lk_cfg_release it) when stored with its code; 0 when the
+ * store has no function of that binary, or its blocks carry no code
+ * (stored before schema 6); < 0 on a store error, or LK_EINPUT when the
+ * stored bytes do not decode.
+ */
+int lk_cfg_read_stored(struct lk_ctx *ctx, struct lk_store *s,
+		       const char *binary_hash, struct lk_cfg *out);
+/*
+ * The kernel of binary: lk_cfg_read_stored's when s (may be NULL) holds
+ * it, else lk_elf_roi_function's decoded from the binary (*from_store,
+ * if not NULL, says which). 0 and *out, or the error of the store or of
+ * the binary (the message names it).
+ */
+int lk_cfg_kernel(struct lk_ctx *ctx, struct lk_store *s, const char *binary,
+		  struct lk_cfg *out, int *from_store);
+
 /* Output: a JSON array of blocks, each with at least "start" and "end"
  * (hex strings), "instructions" (AT&T text), "intel", "successors"; and a
  * readable listing. */

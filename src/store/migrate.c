@@ -263,6 +263,12 @@ static const char migration_4[] =
 static const char migration_5[] =
 	"ALTER TABLE runs ADD COLUMN memory_limit INTEGER;";
 
+/* A block's machine code, so that predict and the L1 filter read a
+ * kernel from the store instead of decoding its binary again. NULL in
+ * blocks stored before it: their readers go back to the binary. */
+static const char migration_6[] =
+	"ALTER TABLE bb_blocks ADD COLUMN code BLOB;";
+
 /* Append only. Entry i takes the schema from version i to i + 1. */
 static const char *const migrations[] = {
 	migration_1,
@@ -270,6 +276,7 @@ static const char *const migrations[] = {
 	migration_3,
 	migration_4,
 	migration_5,
+	migration_6,
 };
 
 int lk_store_latest_version(void)
