@@ -165,6 +165,47 @@ LK_GIVE char *lk_block_intel(const struct lk_cfg *cfg, size_t block);
 /* Successor indices, space-separated ("" for none). */
 LK_GIVE char *lk_block_succ(const struct lk_cfg *cfg, size_t block);
 
+/* ---- What an instruction is (src/binary/insn.c). ---- */
+
+enum lk_insn_encoding {
+	LK_ENCODING_LEGACY = 0, /* incl. SSE */
+	LK_ENCODING_VEX,        /* AVX, AVX2, FMA */
+	LK_ENCODING_XOP,
+	LK_ENCODING_EVEX,       /* AVX-512, incl. AVX-512VL on xmm/ymm */
+	LK_ENCODING_MVEX,
+};
+
+/* What a user-mode sandbox cannot run, tested in this order: the
+ * mnemonics first, then the category, then the privilege. */
+enum lk_insn_system {
+	LK_SYSTEM_NONE = 0,
+	LK_SYSTEM_ENTERS_KERNEL, /* syscall, sysenter, int, int1, int3, into */
+	LK_SYSTEM_STOPS,         /* hlt, ud0, ud1, ud2 */
+	LK_SYSTEM_TRANSACTIONAL, /* xbegin, xend, xabort: they branch */
+	LK_SYSTEM_WAITS,         /* umonitor, umwait, tpause */
+	LK_SYSTEM_KERNEL,        /* any other kernel entry or exit */
+	LK_SYSTEM_PORT_IO,
+	LK_SYSTEM_PRIVILEGED,
+};
+
+struct lk_insn_facts {
+	const char *mnemonic;    /* lower case, static ("vfmadd231pd") */
+	size_t len;              /* bytes */
+	int transfers_control;   /* jumps (incl. loop, jcxz), calls, returns */
+	enum lk_insn_system system;
+	enum lk_insn_encoding encoding;
+	int fma;                 /* the FMA or FMA4 extension */
+	int rip_relative;        /* a memory operand based on RIP: */
+	size_t disp_offset;      /* where its disp32 sits in the bytes */
+	int64_t disp;            /* and its value */
+};
+
+/*
+ * Decode the x86-64 instruction at code[0..len) and say what it is.
+ * 0, or LK_EINPUT when the bytes do not decode (nothing in any ctx: the
+ * caller says where).
+ */
+int lk_insn_facts(const uint8_t *code, size_t len, struct lk_insn_facts *out);
 /*
  * Is insn EVEX-encoded (AVX-512, including AVX-512VL on xmm/ymm)? Such
  * code kills valgrind 3.19 with SIGILL. Decodes insn->bytes again.
