@@ -33,7 +33,7 @@ LDFLAGS    += $(SANFLAGS)
 RT_CFLAGS  := $(CSTD) -O2 -g -fPIC $(WARN) -Irt -D_GNU_SOURCE
 
 LIB_SRC    := $(sort $(wildcard src/core/*.c src/config/*.c src/store/*.c \
-		src/env/*.c src/toolchain/*.c \
+		src/env/*.c src/toolchain/*.c src/binary/*.c \
 		src/measure/*.c src/memprof/*.c src/bb/*.c src/predict/*.c \
 		src/filter/*.c src/report/*.c src/gen/*.c \
 		src/stats/*.c src/plot/*.c src/mdl/*.c))

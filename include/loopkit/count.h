@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 
-#include "bb.h"
+#include "binary.h"
 #include "core.h"
 #include "store.h"
 

@@ -20,6 +20,7 @@
 
 #include <stdint.h>
 
+#include "binary.h"
 #include "config.h"
 #include "core.h"
 #include "store.h"
@@ -114,9 +115,9 @@ struct lk_l1_proxy {
  */
 LK_GIVE char *lk_l1_proxy_flags(struct lk_ctx *ctx, const char *cflags);
 
-/* 1 when the binary's kernel has EVEX (AVX-512) code, 0 when not, < 0
- * when it cannot be found or decoded (message in ctx). */
-int lk_l1_avx512(struct lk_ctx *ctx, const char *binary);
+/* 1 when the kernel (lk_cfg_kernel's) has EVEX (AVX-512) code, 0 when
+ * not. */
+int lk_l1_avx512(const struct lk_cfg *kernel);
 
 /*
  * Judge one binary: its kernel (the function called between the region
@@ -133,6 +134,17 @@ int lk_l1_check(struct lk_ctx *ctx, const char *binary,
 		const struct lk_l1_settings *set,
 		const struct lk_param *params, size_t nparams,
 		const struct lk_l1_proxy *proxy, struct lk_l1_verdict *out);
+/*
+ * lk_l1_check on a kernel already decoded (lk_cfg_kernel: read from the
+ * store, or from binary), which it borrows; binary is what cachegrind
+ * runs. The same verdicts and returns.
+ */
+int lk_l1_check_kernel(struct lk_ctx *ctx, const char *binary,
+		       const struct lk_cfg *kernel,
+		       const struct lk_l1_settings *set,
+		       const struct lk_param *params, size_t nparams,
+		       const struct lk_l1_proxy *proxy,
+		       struct lk_l1_verdict *out);
 void lk_l1_verdict_release(struct lk_l1_verdict *v);
 
 /*

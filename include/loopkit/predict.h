@@ -187,8 +187,7 @@ void lk_block_set_release(struct lk_block_set *bs);
  * Add the blocks of function 'function' (NULL: the region's kernel,
  * lk_elf_roi_function) of binary to bs, skipping any whose hash (lk_hash
  * of its AT&T text) is already there. *added (may be NULL) gets how many
- * were new. This is where the campaign gets its blocks until they come
- * from the store's bb_blocks.
+ * were new.
  */
 int lk_block_set_add_binary(struct lk_ctx *ctx, struct lk_block_set *bs,
 			    const char *binary, const char *function,

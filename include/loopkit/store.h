@@ -574,12 +574,32 @@ int lk_store_bb_function_find(struct lk_ctx *ctx, struct lk_store *s,
  * (binary_hash, function) is there already; *id either way. */
 int lk_store_bb_function_put(struct lk_ctx *ctx, struct lk_store *s,
 			     const struct lk_bb_function_rec *f, int64_t *id);
+/* The same with the function's machine code (f->size bytes from
+ * f->addr; NULL: none), each block storing its own [start, end) of it;
+ * blocks outside [addr, addr + size) store none. */
+int lk_store_bb_function_put_code(struct lk_ctx *ctx, struct lk_store *s,
+				  const struct lk_bb_function_rec *f,
+				  const uint8_t *code, int64_t *id);
+
+/* The stored function id: 1 and *out (release it), 0 when there is no
+ * such function, < 0 on error. */
+struct lk_bb_function_row {
+	char *function;
+	uint64_t addr, size;
+	int inlined;
+};
+int lk_store_bb_function_get(struct lk_ctx *ctx, struct lk_store *s,
+			     int64_t id, struct lk_bb_function_row *out);
+void lk_bb_function_row_release(struct lk_bb_function_row *row);
 
 struct lk_bb_block_row {
 	long idx;
 	uint64_t start, end;
 	long ninsns;
 	char *hash, *att, *intel, *succ;
+	uint8_t *code;           /* end - start bytes; NULL when the block
+				    was stored without (before schema 7) */
+	size_t code_len;
 };
 
 /* The blocks of a stored function in index order (*n = 0: none). */

@@ -61,7 +61,7 @@ static int put_cfg(struct lk_ctx *ctx, struct lk_store *s, const char *hash,
 
 	for (b = 0; b < cfg->nblocks; b++)
 		fill_block(cfg, b, &blocks[b]);
-	ret = lk_store_bb_function_put(ctx, s, &f, id);
+	ret = lk_store_bb_function_put_code(ctx, s, &f, cfg->fn.code, id);
 	for (b = 0; b < cfg->nblocks; b++) {
 		free((char *)blocks[b].hash);
 		free((char *)blocks[b].att);

@@ -25,7 +25,6 @@
 
 #include "count-int.h"
 #include "loopkit/subprocess.h"
-#include "elf-image.h"
 
 extern char **environ;
 
@@ -507,36 +506,6 @@ static int trace_loop(struct lk_ctx *ctx, struct tracer *t)
 /* ------------------------------------------------------------------ */
 /* Setting up */
 
-/*
- * Where the binary's calls to the markers go: the function itself with
- * the runtime linked in, its PLT entry with the runtime shared (the
- * entry is in the binary, so the same load bias applies).
- */
-static int marker_addrs(struct lk_ctx *ctx, const char *binary,
-			uint64_t *begin, uint64_t *end)
-{
-	static const char *const names[] = {"lk_roi_begin", "lk_roi_end"};
-	uint64_t *addr[] = {begin, end};
-	struct elf_image img;
-	size_t i;
-	int ret = elf_image_open(ctx, binary, &img);
-
-	if (ret)
-		return ret; /* the image is already released */
-	for (i = 0; !ret && i < LK_ARRAY_SIZE(names); i++) {
-		const struct elf_sym *sym = elf_image_find(&img, names[i]);
-
-		*addr[i] = sym && sym->addr ? sym->addr
-					    : elf_image_plt(&img, names[i]);
-		if (!*addr[i])
-			ret = lk_error(ctx, LK_ENOTFOUND, "%s: no %s (not an "
-				       "LK_MEASURE benchmark?)", binary,
-				       names[i]);
-	}
-	elf_image_close(&img);
-	return ret;
-}
-
 /* The function and whether it is the balanced kernel (count.h). */
 static int load_cfg(struct lk_ctx *ctx, const struct lk_count_opts *opts,
 		    struct lk_count *c)
@@ -617,7 +586,7 @@ static int prepare(struct lk_ctx *ctx, const struct lk_count_opts *opts,
 		memset(measured, 1, c->cfg.nblocks);
 	else
 		lk_count_plan(&c->cfg, c->flags, measured);
-	ret = marker_addrs(ctx, opts->binary, &begin, &end);
+	ret = lk_elf_roi_markers(ctx, opts->binary, &begin, &end);
 	if (!ret)
 		ret = load_bias(ctx, t->pid, opts->binary, &c->load_bias);
 	if (!ret) {

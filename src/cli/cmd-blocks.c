@@ -2,7 +2,7 @@
 #include <stdio.h>
 
 #include "cli.h"
-#include "loopkit/bb.h"
+#include "loopkit/binary.h"
 #include "loopkit/config.h"
 #include "loopkit/count.h"
 #include "loopkit/store.h"

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "loopkit/binary.h"
 #include "loopkit/filter.h"
 #include "loopkit/toolchain.h"
 
@@ -19,12 +20,20 @@ struct proxy {
 	char *binary, *flags, *why;
 };
 
+/* Variant i's kernel, read before the judging starts. */
+struct kernel {
+	int ret;               /* 0: cfg holds it; else why not in ctx */
+	struct lk_cfg cfg;
+	struct lk_ctx ctx;
+};
+
 struct judging {
 	struct lk_store *s;
 	const struct lk_sweep *cfg;
 	const struct lk_l1_settings *set;
 	const struct lk_variant_binary *v;
 	struct proxy *proxies;
+	struct kernel *kernels;
 	struct lk_stage_summary *sum;
 	size_t *todo;
 	struct lk_progress progress;
@@ -50,9 +59,16 @@ static void need_proxy(struct lk_ctx *ctx, struct judging *j, size_t i);
 static int check_one(struct lk_ctx *ctx, struct judging *j, size_t i,
 		     struct lk_l1_verdict *v)
 {
-	return lk_l1_check(ctx, j->v[i].binary, j->set, j->v[i].params,
-			   j->v[i].nparams,
-			   j->proxies[i].needed ? &j->proxies[i].p : NULL, v);
+	const struct kernel *k = &j->kernels[i];
+
+	if (k->ret) {
+		memset(v, 0, sizeof(*v));
+		return lk_error(ctx, k->ret, "%s", k->ctx.msg);
+	}
+	return lk_l1_check_kernel(ctx, j->v[i].binary, &k->cfg, j->set,
+				  j->v[i].params, j->v[i].nparams,
+				  j->proxies[i].needed ? &j->proxies[i].p
+						       : NULL, v);
 }
 
 static void judge_one(void *arg, size_t k)
@@ -150,18 +166,44 @@ static void need_proxy(struct lk_ctx *ctx, struct judging *j, size_t i)
 				     "cachegrind-" LK_L1_PROXY_ISA, pr->why};
 }
 
-/* Decode todo[k]'s kernel; AVX-512 gets its proxy built. */
+/* AVX-512 in todo[k]'s kernel gets its proxy built. */
 static void prepare_one(void *arg, size_t k)
 {
 	struct judging *j = arg;
 	size_t i = j->todo[k];
 	struct lk_ctx ctx;
 
-	lk_ctx_init(&ctx);
-	if (lk_l1_avx512(&ctx, j->v[i].binary) != 1)
+	if (j->kernels[i].ret || !lk_l1_avx512(&j->kernels[i].cfg))
 		return; /* judge_one says why a kernel cannot be decoded */
-	lk_ctx_clear(&ctx);
+	lk_ctx_init(&ctx);
 	need_proxy(&ctx, j, i);
+}
+
+/*
+ * The kernels to judge, from the store where the blocks stage put them
+ * with their code, else from the binaries. A kernel that cannot be had
+ * is a verdict (judge_one); a store error ends the stage.
+ */
+static int read_kernels(struct lk_ctx *ctx, struct judging *j, size_t ntodo)
+{
+	for (size_t k = 0; k < ntodo; k++) {
+		struct kernel *kn = &j->kernels[j->todo[k]];
+
+		lk_ctx_init(&kn->ctx);
+		kn->ret = lk_cfg_kernel(&kn->ctx, j->s, j->v[j->todo[k]].binary,
+					&kn->cfg, NULL);
+		if (kn->ret == LK_ESTORE)
+			return lk_error(ctx, kn->ret, "%s", kn->ctx.msg);
+	}
+	return 0;
+}
+
+static void kernels_free(struct kernel *k, size_t n)
+{
+	for (size_t i = 0; k && i < n; i++)
+		if (!k[i].ret)
+			lk_cfg_release(&k[i].cfg);
+	free(k);
 }
 
 static void proxies_free(struct proxy *p, size_t n)
@@ -304,6 +346,12 @@ int lk_filter_stage(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
 		ret = ret < 0 ? ret : 0;
 	}
 	j.proxies = lk_calloc(n + 1, sizeof(*j.proxies));
+	/* Not yet read is no kernel: kernels_free leaves them alone. */
+	j.kernels = lk_calloc(n + 1, sizeof(*j.kernels));
+	for (i = 0; i < n; i++)
+		j.kernels[i].ret = LK_ENOTFOUND;
+	if (!ret)
+		ret = read_kernels(ctx, &j, ntodo);
 	if (!ret)
 		lk_pool_run(opts->jobs, ntodo, prepare_one, &j);
 	if (!ret) {
@@ -321,6 +369,7 @@ int lk_filter_stage(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
 		sum->line = filter_line(sum);
 	free(j.todo);
 	proxies_free(j.proxies, n);
+	kernels_free(j.kernels, n);
 	lk_variant_binaries_free(v, n);
 	lk_sweep_free(defaults);
 	return ret;

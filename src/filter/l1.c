@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "loopkit/bb.h"
+#include "loopkit/binary.h"
 #include "loopkit/filter.h"
 #include "loopkit/subprocess.h"
 
@@ -362,25 +362,18 @@ char *lk_l1_proxy_flags(struct lk_ctx *ctx, const char *cflags)
 static int decode(struct lk_ctx *ctx, const char *binary, struct lk_cfg *cfg,
 		  long *evex, long *fma)
 {
-	struct lk_function fn;
-	int inlined, ret = lk_elf_roi_function(ctx, binary, &fn, &inlined);
+	int ret = lk_cfg_kernel(ctx, NULL, binary, cfg, NULL);
 
-	if (!ret)
-		ret = lk_cfg_build(ctx, lk_decoder_x86_64(), &fn, cfg);
 	if (!ret)
 		scan_isa(cfg, evex, fma);
 	return ret;
 }
 
-int lk_l1_avx512(struct lk_ctx *ctx, const char *binary)
+int lk_l1_avx512(const struct lk_cfg *kernel)
 {
-	struct lk_cfg cfg;
 	long evex, fma;
-	int ret = decode(ctx, binary, &cfg, &evex, &fma);
 
-	if (ret)
-		return ret;
-	lk_cfg_release(&cfg);
+	scan_isa(kernel, &evex, &fma);
 	return evex >= 0;
 }
 
@@ -436,17 +429,36 @@ int lk_l1_check(struct lk_ctx *ctx, const char *binary,
 		const struct lk_l1_proxy *proxy, struct lk_l1_verdict *out)
 {
 	struct lk_cfg cfg;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	out->read_ratio = -1;
+	ret = lk_cfg_kernel(ctx, NULL, binary, &cfg, NULL);
+	if (ret)
+		return ret;
+	ret = lk_l1_check_kernel(ctx, binary, &cfg, set, params, nparams,
+				 proxy, out);
+	lk_cfg_release(&cfg);
+	return ret;
+}
+
+int lk_l1_check_kernel(struct lk_ctx *ctx, const char *binary,
+		       const struct lk_cfg *kernel,
+		       const struct lk_l1_settings *set,
+		       const struct lk_param *params, size_t nparams,
+		       const struct lk_l1_proxy *proxy,
+		       struct lk_l1_verdict *out)
+{
+	const struct lk_cfg *cfg = kernel;
 	long evex, fma;
 	char *why = NULL;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
 	out->read_ratio = -1;
-	ret = decode(ctx, binary, &cfg, &evex, &fma);
-	if (ret)
-		return ret;
+	scan_isa(cfg, &evex, &fma);
 	if (evex < 0) {
-		ret = judge_by_cachegrind(ctx, binary, &cfg, fma, set, out);
+		ret = judge_by_cachegrind(ctx, binary, cfg, fma, set, out);
 		if (!ret && out->valgrind_sigill && proxy && proxy->binary) {
 			lk_l1_verdict_release(out);
 			memset(out, 0, sizeof(*out));
@@ -471,7 +483,7 @@ int lk_l1_check(struct lk_ctx *ctx, const char *binary,
 			set_verdict(out, out->verdict, out->source, hint);
 		}
 	} else if (proxy && proxy->binary) {
-		ret = judge_by_proxy(ctx, &cfg.insns[evex], proxy, set, out,
+		ret = judge_by_proxy(ctx, &cfg->insns[evex], proxy, set, out,
 				     &why);
 	} else {
 		why = lk_strdup(proxy && proxy->why ? proxy->why
@@ -481,9 +493,8 @@ int lk_l1_check(struct lk_ctx *ctx, const char *binary,
 		ret = 1;
 	}
 	if (ret == 1)
-		judge_by_working_set(&cfg.insns[evex], set, params, nparams,
+		judge_by_working_set(&cfg->insns[evex], set, params, nparams,
 				     why, out);
-	lk_cfg_release(&cfg);
 	free(why);
 	return ret == 1 ? 0 : ret;
 }

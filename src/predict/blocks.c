@@ -1,11 +1,12 @@
 /*
- * The blocks to predict, gathered from binaries and deduplicated by the
+ * The blocks to predict, gathered from the store (the blocks stage's
+ * kernels with their code) or from binaries, and deduplicated by the
  * hash of their AT&T text (the key predictions are stored under).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "loopkit/bb.h"
+#include "loopkit/binary.h"
 #include "predict-int.h"
 
 void lk_block_set_release(struct lk_block_set *bs)
@@ -80,6 +81,13 @@ static void add_block(struct lk_block_set *bs, const struct lk_cfg *cfg,
 		(*added)++;
 }
 
+static void add_cfg(struct lk_block_set *bs, const struct lk_cfg *cfg,
+		    size_t *added)
+{
+	for (size_t i = 0; i < cfg->nblocks; i++)
+		add_block(bs, cfg, &cfg->blocks[i], added);
+}
+
 int lk_block_set_add_binary(struct lk_ctx *ctx, struct lk_block_set *bs,
 			    const char *binary, const char *function,
 			    size_t *added)
@@ -87,7 +95,6 @@ int lk_block_set_add_binary(struct lk_ctx *ctx, struct lk_block_set *bs,
 	struct lk_function fn;
 	struct lk_cfg cfg;
 	int inlined = 0, ret;
-	size_t i;
 
 	if (added)
 		*added = 0;
@@ -98,8 +105,24 @@ int lk_block_set_add_binary(struct lk_ctx *ctx, struct lk_block_set *bs,
 	ret = lk_cfg_build(ctx, lk_decoder_x86_64(), &fn, &cfg);
 	if (ret)
 		return ret;
-	for (i = 0; i < cfg.nblocks; i++)
-		add_block(bs, &cfg, &cfg.blocks[i], added);
+	add_cfg(bs, &cfg, added);
+	lk_cfg_release(&cfg);
+	return 0;
+}
+
+int lk_block_set_add_kernel(struct lk_ctx *ctx, struct lk_block_set *bs,
+			    struct lk_store *s, const char *binary,
+			    size_t *added)
+{
+	struct lk_cfg cfg;
+	int ret;
+
+	if (added)
+		*added = 0;
+	ret = lk_cfg_kernel(ctx, s, binary, &cfg, NULL);
+	if (ret)
+		return ret;
+	add_cfg(bs, &cfg, added);
 	lk_cfg_release(&cfg);
 	return 0;
 }

@@ -1,14 +1,14 @@
 /*
- * bprof's view of a block's code: decode it with Zydis, refuse what
- * cannot run in the sandbox, drop the terminating control-flow
- * instruction, find the RIP-relative operands; then place and write the
- * code image (calibration chain + the block unrolled).
+ * bprof's view of a block's code: decode it (lk_insn_facts, the binary
+ * module's decoder), refuse what cannot run in the sandbox, drop the
+ * terminating control-flow instruction, find the RIP-relative operands;
+ * then place and write the code image (calibration chain + the block
+ * unrolled).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include <Zydis/Zydis.h>
-
+#include "loopkit/binary.h"
 #include "bprof-int.h"
 
 #define PAGE 4096ull
@@ -24,109 +24,55 @@ static uint64_t align_up(uint64_t x, uint64_t a)
 }
 
 /* Instructions the sandbox cannot run: a reason, or NULL. */
-static const char *refusal(const ZydisDecodedInstruction *zi)
+static const char *refusal(const struct lk_insn_facts *f)
 {
-	switch (zi->mnemonic) {
-	case ZYDIS_MNEMONIC_SYSCALL:
-	case ZYDIS_MNEMONIC_SYSENTER:
-	case ZYDIS_MNEMONIC_INT:
-	case ZYDIS_MNEMONIC_INT1:
-	case ZYDIS_MNEMONIC_INT3:
-	case ZYDIS_MNEMONIC_INTO:
+	switch (f->system) {
+	case LK_SYSTEM_ENTERS_KERNEL:
 		return "enters the kernel";
-	case ZYDIS_MNEMONIC_HLT:
-	case ZYDIS_MNEMONIC_UD0:
-	case ZYDIS_MNEMONIC_UD1:
-	case ZYDIS_MNEMONIC_UD2:
+	case LK_SYSTEM_STOPS:
 		return "stops the program";
-	case ZYDIS_MNEMONIC_XBEGIN:
-	case ZYDIS_MNEMONIC_XEND:
-	case ZYDIS_MNEMONIC_XABORT:
+	case LK_SYSTEM_TRANSACTIONAL:
 		return "is transactional memory (it branches)";
-	case ZYDIS_MNEMONIC_UMONITOR:
-	case ZYDIS_MNEMONIC_UMWAIT:
-	case ZYDIS_MNEMONIC_TPAUSE:
+	case LK_SYSTEM_WAITS:
 		return "waits for an event or a deadline";
-	default:
-		break;
-	}
-	switch (zi->meta.category) {
-	case ZYDIS_CATEGORY_SYSCALL:
-	case ZYDIS_CATEGORY_SYSRET:
-	case ZYDIS_CATEGORY_INTERRUPT:
+	case LK_SYSTEM_KERNEL:
 		return "enters or leaves the kernel";
-	case ZYDIS_CATEGORY_IO:
-	case ZYDIS_CATEGORY_IOSTRINGOP:
+	case LK_SYSTEM_PORT_IO:
 		return "does port I/O";
-	default:
-		break;
-	}
-	if (zi->attributes & ZYDIS_ATTRIB_IS_PRIVILEGED)
+	case LK_SYSTEM_PRIVILEGED:
 		return "is privileged";
-	return NULL;
-}
-
-static int is_control_flow(const ZydisDecodedInstruction *zi)
-{
-	switch (zi->mnemonic) {
-	case ZYDIS_MNEMONIC_LOOP:
-	case ZYDIS_MNEMONIC_LOOPE:
-	case ZYDIS_MNEMONIC_LOOPNE:
-	case ZYDIS_MNEMONIC_JCXZ:
-	case ZYDIS_MNEMONIC_JECXZ:
-	case ZYDIS_MNEMONIC_JRCXZ:
-		return 1;
 	default:
-		break;
-	}
-	switch (zi->meta.category) {
-	case ZYDIS_CATEGORY_COND_BR:
-	case ZYDIS_CATEGORY_UNCOND_BR:
-	case ZYDIS_CATEGORY_CALL:
-	case ZYDIS_CATEGORY_RET:
-		return 1;
-	default:
-		return 0;
+		return NULL;
 	}
 }
 
-static int vec_need(const ZydisDecodedInstruction *zi)
+static int vec_need(const struct lk_insn_facts *f)
 {
-	switch (zi->encoding) {
-	case ZYDIS_INSTRUCTION_ENCODING_EVEX:
-	case ZYDIS_INSTRUCTION_ENCODING_MVEX:
+	switch (f->encoding) {
+	case LK_ENCODING_EVEX:
+	case LK_ENCODING_MVEX:
 		return VEC_ZMM;
-	case ZYDIS_INSTRUCTION_ENCODING_VEX:
-	case ZYDIS_INSTRUCTION_ENCODING_XOP:
+	case LK_ENCODING_VEX:
+	case LK_ENCODING_XOP:
 		return VEC_YMM;
 	default:
 		return VEC_SSE;
 	}
 }
 
-static void note_rip(const ZydisDecodedInstruction *zi,
-		     const ZydisDecodedOperand *ops, uint64_t addr,
+static void note_rip(const struct lk_insn_facts *f, uint64_t addr,
 		     struct bprof_block *out, struct bprof_insn *in)
 {
-	unsigned i;
-
-	for (i = 0; i < zi->operand_count; i++) {
-		if (ops[i].type != ZYDIS_OPERAND_TYPE_MEMORY ||
-		    ops[i].mem.base != ZYDIS_REGISTER_RIP)
-			continue;
-		if (zi->raw.disp.size != 32)
-			LK_BUG("RIP-relative operand without a disp32");
-		in->rip_disp = 1;
-		in->disp_off = zi->raw.disp.offset;
-		in->target =
-		    addr + in->off + in->len + (uint64_t)zi->raw.disp.value;
-		if (!out->has_rip || in->target < out->rip_lo)
-			out->rip_lo = in->target;
-		if (!out->has_rip || in->target > out->rip_hi)
-			out->rip_hi = in->target;
-		out->has_rip = 1;
+	if (!f->rip_relative)
 		return;
-	}
+	in->rip_disp = 1;
+	in->disp_off = (uint8_t)f->disp_offset;
+	in->target = addr + in->off + in->len + (uint64_t)f->disp;
+	if (!out->has_rip || in->target < out->rip_lo)
+		out->rip_lo = in->target;
+	if (!out->has_rip || in->target > out->rip_hi)
+		out->rip_hi = in->target;
+	out->has_rip = 1;
 }
 
 /* 0: one more instruction; 1: the end (the terminator, dropped); -1:
@@ -134,42 +80,36 @@ static void note_rip(const ZydisDecodedInstruction *zi,
 static int check_one(const struct lk_pblock *b, size_t off,
 		     struct bprof_block *out, char **reason)
 {
-	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
-	ZydisDecodedInstruction zi;
-	ZydisDecoder dec;
+	struct lk_insn_facts f;
 	struct bprof_insn *in;
-	const char *why, *name;
+	const char *why;
 
-	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
-			 ZYDIS_STACK_WIDTH_64);
-	if (ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, b->bytes + off,
-					       b->len - off, &zi, ops))) {
+	if (lk_insn_facts(b->bytes + off, b->len - off, &f)) {
 		*reason = lk_asprintf("undecodable bytes at +0x%zx", off);
 		return -1;
 	}
-	name = ZydisMnemonicGetString(zi.mnemonic);
-	if ((why = refusal(&zi))) {
+	if ((why = refusal(&f))) {
 		*reason = lk_asprintf("%s at +0x%zx %s: it cannot run in the "
 				      "sandbox",
-				      name, off, why);
+				      f.mnemonic, off, why);
 		return -1;
 	}
-	if (is_control_flow(&zi)) {
-		if (off + zi.length == b->len) {
-			out->dropped = lk_strdup(name);
+	if (f.transfers_control) {
+		if (off + f.len == b->len) {
+			out->dropped = lk_strdup(f.mnemonic);
 			return 1;
 		}
 		*reason = lk_asprintf("control flow inside the block: %s at "
 				      "+0x%zx",
-				      name, off);
+				      f.mnemonic, off);
 		return -1;
 	}
 	in = &out->insns[out->ninsns++];
 	in->off = off;
-	in->len = zi.length;
-	note_rip(&zi, ops, b->addr, out, in);
-	if (vec_need(&zi) > out->vec)
-		out->vec = vec_need(&zi);
+	in->len = (uint8_t)f.len;
+	note_rip(&f, b->addr, out, in);
+	if (vec_need(&f) > out->vec)
+		out->vec = vec_need(&f);
 	return 0;
 }
 

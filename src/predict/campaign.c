@@ -13,9 +13,9 @@
 #define CHUNK 200
 
 /*
- * The campaign's distinct blocks. They come from the binaries (the
- * region's kernel) until the store's bb_blocks are filled by the blocks
- * stage; switching is this one function.
+ * The campaign's distinct blocks: each variant's kernel as the blocks
+ * stage stored it (its code decoded again, the binary left alone), or,
+ * when the store has not got it with its code, decoded from the binary.
  */
 static int campaign_blocks(struct lk_ctx *ctx, struct lk_store *s,
 			   int64_t campaign, struct lk_block_set *bs,
@@ -35,18 +35,23 @@ static int campaign_blocks(struct lk_ctx *ctx, struct lk_store *s,
 			continue;
 		}
 		lk_ctx_init(&vctx);
-		if (lk_block_set_add_binary(&vctx, bs, v[i].binary, NULL,
-					    NULL)) {
+		ret = lk_block_set_add_kernel(&vctx, bs, s, v[i].binary, NULL);
+		if (ret == LK_ESTORE) {
+			lk_error(ctx, ret, "%s", vctx.msg);
+			break;
+		}
+		if (ret) {
 			lk_warn(ctx, "variant %.12s: no blocks: %s",
 				v[i].variant_hash, vctx.msg);
 			sum->skipped_variants++;
+			ret = 0;
 			continue;
 		}
 		sum->variants++;
 	}
 	lk_variant_binaries_free(v, n);
 	sum->blocks = bs->n;
-	return 0;
+	return ret;
 }
 
 static void to_rec(const struct lk_pblock *b, const struct lk_pred *p,

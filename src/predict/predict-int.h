@@ -8,6 +8,18 @@
 
 #include "loopkit/predict.h"
 
+/* ---- The campaign's blocks (blocks.c). ---- */
+
+/*
+ * lk_block_set_add_binary's work for the region's kernel of binary, read
+ * from s (lk_cfg_kernel: the blocks stage's stored kernel with its code)
+ * when it is there, else decoded from the binary. LK_ESTORE for the
+ * store; other codes, the message naming the binary, for the binary.
+ */
+int lk_block_set_add_kernel(struct lk_ctx *ctx, struct lk_block_set *bs,
+			    struct lk_store *s, const char *binary,
+			    size_t *added);
+
 /* ---- Block text (asm.c). ---- */
 
 /* One block as assembly: lines ending in '\n', or why there is none. */

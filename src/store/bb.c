@@ -39,10 +39,30 @@ int lk_store_bb_function_find(struct lk_ctx *ctx, struct lk_store *s,
 	return ret == 0;
 }
 
+/* A function's blocks with the code they are cut from. */
+struct block_rows {
+	const struct lk_bb_function_rec *f;
+	const uint8_t *code;   /* f->size bytes at f->addr, or NULL */
+};
+
+/* Block b's bytes within the function's code, bound as a blob (NULL
+ * when there is no code or the block is not inside it). */
+static int bind_code(sqlite3_stmt *st, int col, const struct block_rows *r,
+		     const struct lk_bb_block_rec *b)
+{
+	const struct lk_bb_function_rec *f = r->f;
+
+	if (!r->code || b->start < f->addr || b->end <= b->start ||
+	    b->end - f->addr > f->size)
+		return sqlite3_bind_null(st, col);
+	return sqlite3_bind_blob(st, col, r->code + (b->start - f->addr),
+				 (int)(b->end - b->start), SQLITE_STATIC);
+}
+
 static int bind_block(sqlite3_stmt *st, size_t i, const void *rows)
 {
-	const struct lk_bb_block_rec *b =
-		(const struct lk_bb_block_rec *)rows + i;
+	const struct block_rows *r = rows;
+	const struct lk_bb_block_rec *b = &r->f->blocks[i];
 
 	return sqlite3_bind_int64(st, 2, (int64_t)i) ||
 	       sqlite3_bind_int64(st, 3, (int64_t)b->start) ||
@@ -51,7 +71,8 @@ static int bind_block(sqlite3_stmt *st, size_t i, const void *rows)
 	       store_bind_text(st, 6, b->hash) ||
 	       store_bind_text(st, 7, b->att) ||
 	       store_bind_text(st, 8, b->intel) ||
-	       store_bind_text(st, 9, b->succ ? b->succ : "");
+	       store_bind_text(st, 9, b->succ ? b->succ : "") ||
+	       bind_code(st, 10, r, b);
 }
 
 static int insert_function(struct lk_ctx *ctx, struct lk_store *s,
@@ -82,6 +103,14 @@ static int insert_function(struct lk_ctx *ctx, struct lk_store *s,
 int lk_store_bb_function_put(struct lk_ctx *ctx, struct lk_store *s,
 			     const struct lk_bb_function_rec *f, int64_t *id)
 {
+	return lk_store_bb_function_put_code(ctx, s, f, NULL, id);
+}
+
+int lk_store_bb_function_put_code(struct lk_ctx *ctx, struct lk_store *s,
+				  const struct lk_bb_function_rec *f,
+				  const uint8_t *code, int64_t *id)
+{
+	struct block_rows rows = {f, code};
 	char *owner = NULL;
 	int ret = store_begin(ctx, s);
 
@@ -99,9 +128,9 @@ int lk_store_bb_function_put(struct lk_ctx *ctx, struct lk_store *s,
 	if (!ret) {
 		struct store_rows r = {
 			"INSERT INTO bb_blocks (function_id, idx, start, end,"
-			" ninsns, hash, att, intel, succ)"
-			" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-			*id, NULL, "block", f->blocks, f->nblocks,
+			" ninsns, hash, att, intel, succ, code)"
+			" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+			*id, NULL, "block", &rows, f->nblocks,
 			bind_block, NULL};
 
 		owner = lk_asprintf("function %s", f->function);
@@ -117,12 +146,62 @@ commit:
 	return ret;
 }
 
+int lk_store_bb_function_get(struct lk_ctx *ctx, struct lk_store *s,
+			     int64_t id, struct lk_bb_function_row *out)
+{
+	static const char sql[] = "SELECT function, addr, size, inlined"
+				  " FROM bb_functions WHERE id = ?1";
+	sqlite3_stmt *st = NULL;
+	int ret = store_prepare(ctx, s, sql, &st), rc;
+
+	memset(out, 0, sizeof(*out));
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		out->function = store_column_dup(st, 0);
+		out->addr = (uint64_t)sqlite3_column_int64(st, 1);
+		out->size = (uint64_t)sqlite3_column_int64(st, 2);
+		out->inlined = sqlite3_column_int(st, 3);
+		ret = 1;
+	} else if (rc != SQLITE_DONE) {
+		ret = store_fail(ctx, s, "cannot read function %lld",
+				 (long long)id);
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+void lk_bb_function_row_release(struct lk_bb_function_row *row)
+{
+	if (!row)
+		return;
+	free(row->function);
+	memset(row, 0, sizeof(*row));
+}
+
+/* The code column: a copy of the bytes, or NULL when there are none. */
+static void read_code(sqlite3_stmt *st, int i, struct lk_bb_block_row *b)
+{
+	const void *blob = sqlite3_column_blob(st, i);
+	int len = sqlite3_column_bytes(st, i);
+
+	b->code = NULL;
+	b->code_len = 0;
+	if (!blob || len <= 0)
+		return;
+	b->code = lk_malloc((size_t)len);
+	memcpy(b->code, blob, (size_t)len);
+	b->code_len = (size_t)len;
+}
+
 int lk_store_bb_blocks_get(struct lk_ctx *ctx, struct lk_store *s,
 			   int64_t function_id, struct lk_bb_block_row **rows,
 			   size_t *n)
 {
 	static const char sql[] =
-		"SELECT idx, start, end, ninsns, hash, att, intel, succ"
+		"SELECT idx, start, end, ninsns, hash, att, intel, succ, code"
 		" FROM bb_blocks WHERE function_id = ?1 ORDER BY idx";
 	struct lk_bb_block_row *v = NULL;
 	size_t nv = 0, cap = 0;
@@ -147,6 +226,7 @@ int lk_store_bb_blocks_get(struct lk_ctx *ctx, struct lk_store *s,
 		b->att = store_column_dup(st, 5);
 		b->intel = store_column_dup(st, 6);
 		b->succ = store_column_dup(st, 7);
+		read_code(st, 8, b);
 	}
 	if (rc != SQLITE_DONE) {
 		ret = store_fail(ctx, s, "cannot read the blocks of function "
@@ -167,6 +247,7 @@ void lk_bb_block_rows_free(struct lk_bb_block_row *rows, size_t n)
 		free(rows[i].att);
 		free(rows[i].intel);
 		free(rows[i].succ);
+		free(rows[i].code);
 	}
 	free(rows);
 }

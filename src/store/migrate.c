@@ -276,6 +276,12 @@ static const char migration_6[] =
 	"CREATE INDEX memprof_runs_key ON memprof_runs(campaign_id,"
 	" stage_key);";
 
+/* A block's machine code, so that predict and the L1 filter read a
+ * kernel from the store instead of decoding its binary again. NULL in
+ * blocks stored before it: their readers go back to the binary. */
+static const char migration_7[] =
+	"ALTER TABLE bb_blocks ADD COLUMN code BLOB;";
+
 /* Append only. Entry i takes the schema from version i to i + 1. */
 static const char *const migrations[] = {
 	migration_1,
@@ -284,6 +290,7 @@ static const char *const migrations[] = {
 	migration_4,
 	migration_5,
 	migration_6,
+	migration_7,
 };
 
 int lk_store_latest_version(void)

@@ -43,8 +43,9 @@ f = {r["function"]: r for r in rows}
 assert len(rows) == 10 and set(f) >= {"main", "load1", "mix2x4"}, f.keys()
 assert f["load8"]["loads"] == "8192" and f["load8"]["calls"] == "300"
 assert f["store4"]["stores"] == "4096" and f["store4"]["loads"] == "0"
-# more accesses per call take more time: ordering, not timing
-assert float(f["load8"]["self"]) > float(f["load1"]["self"])
+# Times are t0510's business: load1's 0.1 ms in all can lose one
+# preemption to a busy machine and outgrow load8's.
+assert all(float(r["self"]) > 0 for r in rows)
 PY
 
 # Again: nothing profiled twice; the failure stays stored, untried.

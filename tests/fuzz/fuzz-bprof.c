@@ -5,7 +5,7 @@
  * instructions must tile what is kept; its image must fit; and in the
  * first and last copy every RIP-relative operand must still designate the
  * target it had at the link address. bprof-code.c is compiled in here
- * (run.sh links the core and bb sources only).
+ * (run.sh links the core and binary sources only).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,22 +29,17 @@ static void check_copy(const struct bprof_block *blk,
 {
 	uint64_t at = img->blk_base + (uint64_t)i * blk->len;
 	const uint8_t *code = image + (at - img->code_addr);
-	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
-	ZydisDecodedInstruction zi;
-	ZydisDecoder dec;
+	struct lk_insn_facts f;
 	size_t k;
 
-	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
-			 ZYDIS_STACK_WIDTH_64);
 	for (k = 0; k < blk->ninsns; k++) {
 		const struct bprof_insn *in = &blk->insns[k];
 		uint64_t end = at + in->off + in->len;
 
 		if (!in->rip_disp)
 			continue;
-		if (ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, code + in->off,
-						       in->len, &zi, ops)) ||
-		    end + (uint64_t)zi.raw.disp.value != in->target)
+		if (lk_insn_facts(code + in->off, in->len, &f) ||
+		    !f.rip_relative || end + (uint64_t)f.disp != in->target)
 			abort();
 	}
 }

@@ -14,7 +14,7 @@
 
 #include <unistd.h>
 
-#include "loopkit/bb.h"
+#include "loopkit/binary.h"
 #include "loopkit/bprof.h"
 #include "loopkit/subprocess.h"
 

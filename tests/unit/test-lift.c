@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "loopkit/bb.h"
+#include "loopkit/binary.h"
 #include "loopkit/config.h"
 #include "loopkit/predict.h"
 #include "loopkit/store.h"

@@ -1,14 +1,14 @@
 /*
- * Private to src/bb: an ELF file opened with libelf, its function
+ * Private to src/binary: an ELF file opened with libelf, its function
  * symbols, and the bytes behind them. lk_elf_function and
  * lk_elf_roi_function are built on it.
  */
-#ifndef LOOPKIT_BB_ELF_IMAGE_H
-#define LOOPKIT_BB_ELF_IMAGE_H
+#ifndef LOOPKIT_BINARY_ELF_IMAGE_H
+#define LOOPKIT_BINARY_ELF_IMAGE_H
 
 #include <libelf.h>
 
-#include "loopkit/bb.h"
+#include "loopkit/binary.h"
 
 struct elf_sym {
 	char *name;            /* owned */

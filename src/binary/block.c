@@ -1,13 +1,11 @@
 /*
- * A block's text and identity, and the instruction-set questions the
- * later stages ask about it (valgrind cannot run AVX-512, crawls on FMA).
+ * A block's text and identity: the AT&T text every stage keys a block
+ * by, its hash, its Intel text and its successors.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include <Zydis/Zydis.h>
-
-#include "loopkit/bb.h"
+#include "loopkit/binary.h"
 
 static char *block_text(const struct lk_cfg *cfg, size_t block, int intel)
 {
@@ -56,30 +54,4 @@ char *lk_block_succ(const struct lk_cfg *cfg, size_t block)
 	if (!succ.buf)
 		return lk_strdup("");
 	return lk_buf_detach(&succ);
-}
-
-static int decode(const struct lk_insn *insn, ZydisDecodedInstruction *zi)
-{
-	ZydisDecoder dec;
-
-	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
-			 ZYDIS_STACK_WIDTH_64);
-	return ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(
-		&dec, NULL, insn->bytes, insn->len, zi));
-}
-
-int lk_insn_evex(const struct lk_insn *insn)
-{
-	ZydisDecodedInstruction zi;
-
-	return decode(insn, &zi) &&
-	       zi.encoding == ZYDIS_INSTRUCTION_ENCODING_EVEX;
-}
-
-int lk_insn_fma(const struct lk_insn *insn)
-{
-	ZydisDecodedInstruction zi;
-
-	return decode(insn, &zi) && (zi.meta.isa_set == ZYDIS_ISA_SET_FMA ||
-				     zi.meta.isa_set == ZYDIS_ISA_SET_FMA4);
 }

@@ -8,7 +8,7 @@
 
 #include <Zydis/Zydis.h>
 
-#include "loopkit/bb.h"
+#include "loopkit/binary.h"
 
 /* Hex in lower case and addresses unpadded, as objdump prints them. */
 static void formatter_init(ZydisFormatter *f, ZydisFormatterStyle style)

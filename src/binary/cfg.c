@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loopkit/bb.h"
+#include "loopkit/binary.h"
 
 static int decode_all(struct lk_ctx *ctx, const struct lk_decoder *dec,
 		      struct lk_cfg *cfg)

@@ -1,15 +1,20 @@
 /*
- * bb: the decoder on hand-assembled bytes (checked against GNU as and
+ * binary: the decoder on hand-assembled bytes (checked against GNU as and
  * objdump), blocks and edges of a hand-made function, the ELF lookup on
- * this test binary itself, and the failure paths. The data-driven block
+ * this test binary itself, kernels read back from a store's block code
+ * (and from a schema-5 store, which has none), and the failure paths.
+ * The data-driven block
  * cases (tests/data/blocks) run in tests/e2e/t0600-blocks.sh, which needs
  * an assembler.
  */
 #include <criterion/criterion.h>
+#include <ftw.h>
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "loopkit/bb.h"
+#include "loopkit/binary.h"
+#include "loopkit/store.h"
 
 static struct lk_ctx ctx;
 
@@ -18,7 +23,7 @@ static void setup(void)
 	lk_ctx_init(&ctx);
 }
 
-TestSuite(bb, .init = setup);
+TestSuite(binary, .init = setup);
 
 static void decode_one(const uint8_t *bytes, size_t len, uint64_t addr,
 		       struct lk_insn *insn)
@@ -29,7 +34,7 @@ static void decode_one(const uint8_t *bytes, size_t len, uint64_t addr,
 }
 
 /* FACTS.md: Capstone 4 stops here; gcc -march=native emits it. */
-Test(bb, avx512_vextractf32x4)
+Test(binary, avx512_vextractf32x4)
 {
 	static const uint8_t bytes[] = {0x62, 0xf3, 0x7d, 0x28,
 					0x19, 0xca, 0x01};
@@ -43,7 +48,7 @@ Test(bb, avx512_vextractf32x4)
 	lk_insn_release(&insn);
 }
 
-Test(bb, avx512_masked_zmm)
+Test(binary, avx512_masked_zmm)
 {
 	static const uint8_t bytes[] = {0x62, 0xf1, 0xed, 0x49, 0x58, 0xd9};
 	struct lk_insn insn;
@@ -56,7 +61,7 @@ Test(bb, avx512_masked_zmm)
 	lk_insn_release(&insn);
 }
 
-Test(bb, kinds_and_targets)
+Test(binary, kinds_and_targets)
 {
 	static const struct {
 		uint8_t bytes[8];
@@ -100,7 +105,7 @@ Test(bb, kinds_and_targets)
 	}
 }
 
-Test(bb, undecodable_bytes)
+Test(binary, undecodable_bytes)
 {
 	static const uint8_t bytes[] = {0x0f, 0xff, 0xff}; /* truncated */
 	struct lk_insn insn;
@@ -151,7 +156,7 @@ static const uint8_t small_loop[] = {
 	0xb8, 0x00, 0x00, 0x00, 0x00, 0x48, 0x83, 0xc0, 0x01, 0x48, 0x83,
 	0xf8, 0x0a, 0x75, 0xf6, 0xe8, 0xec, 0x0f, 0x00, 0x00, 0xc3};
 
-Test(bb, small_loop_blocks_and_edges)
+Test(binary, small_loop_blocks_and_edges)
 {
 	struct lk_function fn;
 	struct lk_cfg cfg;
@@ -175,7 +180,7 @@ Test(bb, small_loop_blocks_and_edges)
 	lk_cfg_release(&cfg);
 }
 
-Test(bb, small_loop_output)
+Test(binary, small_loop_output)
 {
 	struct lk_buf text = LK_BUF_INIT, json = LK_BUF_INIT;
 	struct lk_function fn;
@@ -203,7 +208,7 @@ Test(bb, small_loop_output)
 
 /* A jump out of the function is a tail call; one into the middle of an
  * instruction has no block to go to. Both leave. */
-Test(bb, jumps_out_and_into_instructions)
+Test(binary, jumps_out_and_into_instructions)
 {
 	/* 0: 74 03 je 5 (mid-insn)  2: e9 f9 0f 00 00 jmp 0x1000+... */
 	static const uint8_t code[] = {0x74, 0x03, 0xe9, 0xf9, 0x0f,
@@ -220,7 +225,7 @@ Test(bb, jumps_out_and_into_instructions)
 	lk_cfg_release(&cfg);
 }
 
-Test(bb, undecodable_function_fails_cleanly)
+Test(binary, undecodable_function_fails_cleanly)
 {
 	static const uint8_t code[] = {0x90, 0x48}; /* nop, lone REX */
 	struct lk_function fn;
@@ -240,7 +245,7 @@ __attribute__((noinline)) int lk_test_bb_probe(int x)
 	return x * 3 + 1;
 }
 
-Test(bb, elf_function_of_this_binary)
+Test(binary, elf_function_of_this_binary)
 {
 	struct lk_function fn;
 	uint64_t addr = (uint64_t)(uintptr_t)lk_test_bb_probe;
@@ -259,7 +264,7 @@ Test(bb, elf_function_of_this_binary)
 	lk_function_release(NULL);
 }
 
-Test(bb, elf_failures)
+Test(binary, elf_failures)
 {
 	struct lk_function fn;
 	int inlined;
@@ -279,4 +284,222 @@ Test(bb, elf_failures)
 					 &inlined),
 		     0);
 	cr_expect(strstr(ctx.msg, "lk_roi_begin"), "%s", ctx.msg);
+}
+
+/* ---- Kernels from the store (stored.c). ---- */
+
+static char tmpdir[64];
+
+static int rm_entry(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+static void store_setup(void)
+{
+	lk_ctx_init(&ctx);
+	strcpy(tmpdir, "/tmp/lk-test-binary-XXXXXX");
+	cr_assert_not_null(mkdtemp(tmpdir));
+}
+
+static void store_teardown(void)
+{
+	nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+TestSuite(binary_store, .init = store_setup, .fini = store_teardown);
+
+static struct lk_store *open_store(void)
+{
+	struct lk_store *s = NULL;
+	char *dir = lk_path_join(tmpdir, "st");
+
+	cr_assert_eq(lk_store_open(&ctx, dir, 1, &s), 0, "%s", ctx.msg);
+	free(dir);
+	return s;
+}
+
+/*
+ * A file that is no ELF, its content hash in *hash: a kernel found for
+ * it can only have come from the store.
+ */
+static char *not_elf(char hash[LK_HASH_HEX])
+{
+	char *path = lk_path_join(tmpdir, "kernel.bin");
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f);
+	fputs("not an ELF file\n", f);
+	fclose(f);
+	cr_assert_eq(lk_binary_hash(&ctx, path, hash), 0, "%s", ctx.msg);
+	return path;
+}
+
+/* small_loop's CFG stored for hash as the blocks stage stores it. */
+static void put_small_loop(struct lk_store *s, const char *hash, int code)
+{
+	struct lk_bb_block_rec rec[8];
+	struct lk_function fn;
+	struct lk_cfg cfg;
+	int64_t id;
+	size_t b;
+
+	function(&fn, small_loop, sizeof(small_loop), 0x401000);
+	cr_assert_eq(lk_cfg_build(&ctx, lk_decoder_x86_64(), &fn, &cfg), 0);
+	cr_assert_leq(cfg.nblocks, 8);
+	for (b = 0; b < cfg.nblocks; b++) {
+		rec[b].start = cfg.blocks[b].start;
+		rec[b].end = cfg.blocks[b].end;
+		rec[b].ninsns = (long)cfg.blocks[b].ninsns;
+		rec[b].hash = lk_block_hash(&cfg, b);
+		rec[b].att = lk_block_att(&cfg, b);
+		rec[b].intel = lk_block_intel(&cfg, b);
+		rec[b].succ = lk_block_succ(&cfg, b);
+	}
+	{
+		struct lk_bb_function_rec f = {hash, cfg.fn.name, cfg.fn.addr,
+					       cfg.fn.size, 0, rec,
+					       cfg.nblocks};
+
+		cr_assert_eq(lk_store_bb_function_put_code(
+				     &ctx, s, &f, code ? cfg.fn.code : NULL,
+				     &id),
+			     0, "%s", ctx.msg);
+	}
+	for (b = 0; b < cfg.nblocks; b++) {
+		free((char *)rec[b].hash);
+		free((char *)rec[b].att);
+		free((char *)rec[b].intel);
+		free((char *)rec[b].succ);
+	}
+	lk_cfg_release(&cfg);
+}
+
+static void expect_small_loop(const struct lk_cfg *cfg)
+{
+	const size_t s0[] = {1}, s1[] = {1, 2}, s2[] = {3};
+
+	cr_expect_str_eq(cfg->fn.name, "f");
+	cr_expect_eq(cfg->fn.addr, 0x401000);
+	cr_expect_eq(cfg->fn.size, sizeof(small_loop));
+	cr_expect_eq(memcmp(cfg->fn.code, small_loop, sizeof(small_loop)), 0);
+	cr_assert_eq(cfg->ninsns, 6);
+	cr_expect_str_eq(cfg->insns[2].att, "cmp $0x0a, %rax");
+	cr_assert_eq(cfg->nblocks, 4);
+	expect_block(cfg, 0, 0x401000, 0x401005, 1, 0, s0, 1);
+	expect_block(cfg, 1, 0x401005, 0x40100f, 3, 0, s1, 2);
+	expect_block(cfg, 2, 0x40100f, 0x401014, 1, 0, s2, 1);
+	expect_block(cfg, 3, 0x401014, 0x401015, 1, 1, NULL, 0);
+}
+
+Test(binary_store, kernel_read_back_from_its_code)
+{
+	struct lk_store *s = open_store();
+	struct lk_bb_block_row *rows;
+	char hash[LK_HASH_HEX];
+	char *path = not_elf(hash);
+	struct lk_cfg cfg;
+	int64_t id;
+	int from = -1;
+	size_t n, i;
+
+	cr_expect_eq(lk_cfg_read_stored(&ctx, s, hash, &cfg), 0,
+		     "nothing stored yet");
+	put_small_loop(s, hash, 1);
+	cr_assert_eq(lk_store_bb_function_find(&ctx, s, hash, NULL, &id), 1);
+	cr_assert_eq(lk_store_bb_blocks_get(&ctx, s, id, &rows, &n), 0);
+	cr_assert_eq(n, 4);
+	for (i = 0; i < n; i++) {
+		cr_assert_not_null(rows[i].code, "block %zu has code", i);
+		cr_expect_eq(rows[i].code_len, rows[i].end - rows[i].start);
+		cr_expect_eq(memcmp(rows[i].code,
+				    small_loop + (rows[i].start - 0x401000),
+				    rows[i].code_len),
+			     0);
+	}
+	lk_bb_block_rows_free(rows, n);
+
+	cr_assert_eq(lk_cfg_read_stored(&ctx, s, hash, &cfg), 1, "%s",
+		     ctx.msg);
+	expect_small_loop(&cfg);
+	lk_cfg_release(&cfg);
+	/* The file is no ELF: only the store can give its kernel. */
+	cr_assert_eq(lk_cfg_kernel(&ctx, s, path, &cfg, &from), 0, "%s",
+		     ctx.msg);
+	cr_expect_eq(from, 1);
+	expect_small_loop(&cfg);
+	lk_cfg_release(&cfg);
+	cr_expect_lt(lk_cfg_kernel(&ctx, NULL, path, &cfg, &from), 0);
+	cr_expect_eq(from, 0);
+	cr_expect(strstr(ctx.msg, "not an x86-64 ELF"), "%s", ctx.msg);
+	lk_store_close(s);
+	free(path);
+}
+
+static void raw_exec(const char *sql)
+{
+	char *path = lk_asprintf("%s/st/store.db", tmpdir);
+	sqlite3 *db;
+	char *err = NULL;
+
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, &err), SQLITE_OK,
+		     "%s: %s", sql, err);
+	sqlite3_close(db);
+	free(path);
+}
+
+/* A store a loopkit of schema 6 wrote: its blocks have no code. It
+ * migrates, its blocks read back without code, and the kernel comes
+ * from the binary again (here a file that is no ELF: that error). */
+Test(binary_store, schema_6_blocks_have_no_code)
+{
+	struct lk_store *s = open_store();
+	struct lk_bb_block_row *rows;
+	char hash[LK_HASH_HEX];
+	char *path = not_elf(hash);
+	struct lk_cfg cfg;
+	int64_t id;
+	int from = -1;
+	size_t n, i;
+
+	put_small_loop(s, hash, 1);
+	lk_store_close(s);
+	raw_exec("ALTER TABLE bb_blocks DROP COLUMN code;"
+		 "PRAGMA user_version = 6;");
+	s = open_store();
+	cr_assert_geq(lk_store_schema_version(s), 7, "migrated");
+	cr_assert_eq(lk_store_bb_function_find(&ctx, s, hash, NULL, &id), 1);
+	cr_assert_eq(lk_store_bb_blocks_get(&ctx, s, id, &rows, &n), 0);
+	cr_assert_eq(n, 4, "the blocks are kept");
+	for (i = 0; i < n; i++) {
+		cr_expect_null(rows[i].code);
+		cr_expect_eq(rows[i].code_len, 0);
+	}
+	cr_expect_str_eq(rows[1].att, "add $0x01, %rax\ncmp $0x0a, %rax\n"
+				      "jnz 0x401005\n");
+	lk_bb_block_rows_free(rows, n);
+	cr_expect_eq(lk_cfg_read_stored(&ctx, s, hash, &cfg), 0);
+	cr_expect_lt(lk_cfg_kernel(&ctx, s, path, &cfg, &from), 0);
+	cr_expect_eq(from, 0);
+	cr_expect(strstr(ctx.msg, "not an x86-64 ELF"), "%s", ctx.msg);
+	lk_store_close(s);
+	free(path);
+}
+
+/* Blocks stored without code, or whose code does not tile the
+ * function, are no kernel: the caller reads the binary. */
+Test(binary_store, blocks_without_code_are_no_kernel)
+{
+	struct lk_store *s = open_store();
+	char hash[LK_HASH_HEX];
+	char *path = not_elf(hash);
+	struct lk_cfg cfg;
+
+	put_small_loop(s, hash, 0);
+	cr_expect_eq(lk_cfg_read_stored(&ctx, s, hash, &cfg), 0);
+	lk_store_close(s);
+	free(path);
 }

@@ -1,9 +1,12 @@
 /*
- * bb: a function of an x86-64 ELF binary, decoded (Zydis, behind one
- * decoder interface) and split into basic blocks with their CFG edges.
+ * binary: a function of an x86-64 ELF binary, decoded (Zydis, behind one
+ * decoder interface) and split into basic blocks with their CFG edges;
+ * what an instruction is (its kind, its ISA extension, its operands).
+ * A shared module below the stages: blocks, count, predict, the L1
+ * filter (and later MDL) read binaries through it.
  */
-#ifndef LOOPKIT_BB_H
-#define LOOPKIT_BB_H
+#ifndef LOOPKIT_BINARY_H
+#define LOOPKIT_BINARY_H
 
 #include <stdint.h>
 
@@ -69,6 +72,15 @@ int lk_elf_function(struct lk_ctx *ctx, const char *binary, const char *name,
 int lk_elf_roi_function(struct lk_ctx *ctx, const char *binary,
 			struct lk_function *out, int *inlined);
 void lk_function_release(struct lk_function *fn);
+/*
+ * Where the binary's calls to lk_roi_begin and lk_roi_end go: the
+ * functions themselves when the runtime is linked in, their PLT entries
+ * when it is shared (link-time addresses). LK_ENOTFOUND naming the
+ * binary and the marker when one is missing, LK_EINPUT for a file that is
+ * not an x86-64 ELF.
+ */
+int lk_elf_roi_markers(struct lk_ctx *ctx, const char *binary,
+		       uint64_t *begin, uint64_t *end);
 
 struct lk_block {
 	uint64_t start, end;   /* [start, end) */
@@ -99,6 +111,32 @@ void lk_cfg_release(struct lk_cfg *cfg);
 /* The block containing addr, or -1. */
 long lk_cfg_find(const struct lk_cfg *cfg, uint64_t addr);
 
+/* ---- Kernels from the store (src/binary/stored.c). The blocks stage
+ * stores one function per binary (by content hash): the region's
+ * kernel, lk_elf_roi_function's, with every block's code bytes. ---- */
+
+struct lk_store;
+
+/*
+ * The kernel stored for the binary whose content hash is binary_hash
+ * (lk_binary_hash), decoded again from its stored bytes: the same CFG as
+ * lk_cfg_build on the binary's function, without reading the binary.
+ * 1 and *out (lk_cfg_release it) when stored with its code; 0 when the
+ * store has no function of that binary, or its blocks carry no code
+ * (stored before schema 7); < 0 on a store error, or LK_EINPUT when the
+ * stored bytes do not decode.
+ */
+int lk_cfg_read_stored(struct lk_ctx *ctx, struct lk_store *s,
+		       const char *binary_hash, struct lk_cfg *out);
+/*
+ * The kernel of binary: lk_cfg_read_stored's when s (may be NULL) holds
+ * it, else lk_elf_roi_function's decoded from the binary (*from_store,
+ * if not NULL, says which). 0 and *out, or the error of the store or of
+ * the binary (the message names it).
+ */
+int lk_cfg_kernel(struct lk_ctx *ctx, struct lk_store *s, const char *binary,
+		  struct lk_cfg *out, int *from_store);
+
 /* Output: a JSON array of blocks, each with at least "start" and "end"
  * (hex strings), "instructions" (AT&T text), "intel", "successors"; and a
  * readable listing. */
@@ -127,6 +165,47 @@ LK_GIVE char *lk_block_intel(const struct lk_cfg *cfg, size_t block);
 /* Successor indices, space-separated ("" for none). */
 LK_GIVE char *lk_block_succ(const struct lk_cfg *cfg, size_t block);
 
+/* ---- What an instruction is (src/binary/insn.c). ---- */
+
+enum lk_insn_encoding {
+	LK_ENCODING_LEGACY = 0, /* incl. SSE */
+	LK_ENCODING_VEX,        /* AVX, AVX2, FMA */
+	LK_ENCODING_XOP,
+	LK_ENCODING_EVEX,       /* AVX-512, incl. AVX-512VL on xmm/ymm */
+	LK_ENCODING_MVEX,
+};
+
+/* What a user-mode sandbox cannot run, tested in this order: the
+ * mnemonics first, then the category, then the privilege. */
+enum lk_insn_system {
+	LK_SYSTEM_NONE = 0,
+	LK_SYSTEM_ENTERS_KERNEL, /* syscall, sysenter, int, int1, int3, into */
+	LK_SYSTEM_STOPS,         /* hlt, ud0, ud1, ud2 */
+	LK_SYSTEM_TRANSACTIONAL, /* xbegin, xend, xabort: they branch */
+	LK_SYSTEM_WAITS,         /* umonitor, umwait, tpause */
+	LK_SYSTEM_KERNEL,        /* any other kernel entry or exit */
+	LK_SYSTEM_PORT_IO,
+	LK_SYSTEM_PRIVILEGED,
+};
+
+struct lk_insn_facts {
+	const char *mnemonic;    /* lower case, static ("vfmadd231pd") */
+	size_t len;              /* bytes */
+	int transfers_control;   /* jumps (incl. loop, jcxz), calls, returns */
+	enum lk_insn_system system;
+	enum lk_insn_encoding encoding;
+	int fma;                 /* the FMA or FMA4 extension */
+	int rip_relative;        /* a memory operand based on RIP: */
+	size_t disp_offset;      /* where its disp32 sits in the bytes */
+	int64_t disp;            /* and its value */
+};
+
+/*
+ * Decode the x86-64 instruction at code[0..len) and say what it is.
+ * 0, or LK_EINPUT when the bytes do not decode (nothing in any ctx: the
+ * caller says where).
+ */
+int lk_insn_facts(const uint8_t *code, size_t len, struct lk_insn_facts *out);
 /*
  * Is insn EVEX-encoded (AVX-512, including AVX-512VL on xmm/ymm)? Such
  * code kills valgrind 3.19 with SIGILL. Decodes insn->bytes again.

@@ -210,3 +210,33 @@ out:
 	elf_image_close(&img);
 	return ret;
 }
+
+/*
+ * Where the binary's calls to the markers go: the function itself with
+ * the runtime linked in, its PLT entry with the runtime shared (the
+ * entry is in the binary, so the same load bias applies).
+ */
+int lk_elf_roi_markers(struct lk_ctx *ctx, const char *binary,
+		       uint64_t *begin, uint64_t *end)
+{
+	static const char *const names[] = {"lk_roi_begin", "lk_roi_end"};
+	uint64_t *addr[] = {begin, end};
+	struct elf_image img;
+	size_t i;
+	int ret = elf_image_open(ctx, binary, &img);
+
+	if (ret)
+		return ret; /* the image is already released */
+	for (i = 0; !ret && i < LK_ARRAY_SIZE(names); i++) {
+		const struct elf_sym *sym = elf_image_find(&img, names[i]);
+
+		*addr[i] = sym && sym->addr ? sym->addr
+					    : elf_image_plt(&img, names[i]);
+		if (!*addr[i])
+			ret = lk_error(ctx, LK_ENOTFOUND, "%s: no %s (not an "
+				       "LK_MEASURE benchmark?)", binary,
+				       names[i]);
+	}
+	elf_image_close(&img);
+	return ret;
+}
