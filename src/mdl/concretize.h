@@ -34,7 +34,7 @@ void mdl_arith_order(long nadd, long nmul, int first_add,
 		     enum mdl_kind *kinds);
 
 /* Algorithm 2's bundle count: max(1, min(bundles, the non-zero counts
- * among nload, nstore, nfop)). */
+ * among nload, nstore, nfop)); 1 for an empty body. */
 long mdl_bundle_count(long nload, long nstore, long nfop, long bundles);
 
 /*

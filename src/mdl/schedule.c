@@ -53,12 +53,14 @@ void mdl_arith_order(long nadd, long nmul, int first_add,
 long mdl_bundle_count(long nload, long nstore, long nfop, long bundles)
 {
 	long n = bundles, counts[3] = {nload, nstore, nfop};
-	size_t i;
+	size_t i, nonzero = 0;
 
 	for (i = 0; i < 3; i++)
-		if (counts[i] > 0)
+		if (counts[i] > 0) {
 			n = min_l(n, counts[i]);
-	return n < 1 ? 1 : n;
+			nonzero++;
+		}
+	return !nonzero || n < 1 ? 1 : n;
 }
 
 /* Copy bundle b's share of list (n entries, count bundles) to out. */
