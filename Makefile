@@ -60,7 +60,8 @@ LOOPKIT    := $(O)/loopkit
 # Where the built loopkit finds lkrt.h and liblkrt.a to compile benchmarks.
 RT_PATHS   := -DLK_RT_INCLUDE_DIR='"$(abspath rt)"' \
 	      -DLK_RT_LIB_DIR='"$(ABS_O)/lib"' \
-	      -DLK_PLUGIN_PATH='"$(ABS_O)/plugin/lkmemprof.so"'
+	      -DLK_PLUGIN_PATH='"$(ABS_O)/plugin/lkmemprof.so"' \
+	      -DLK_SHARE_DIR='"$(abspath share)"'
 
 # The GCC plugin (C++, as GCC requires), when the plugin headers exist.
 GCC_PLUGIN_DIR := $(shell gcc -print-file-name=plugin 2>/dev/null)

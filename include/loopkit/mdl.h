@@ -132,4 +132,90 @@ void lk_mdl_canonical_body(const struct lk_mdl *m, struct lk_buf *out);
  * "bindings", "loops", "ukernels"}, expressions as their text. */
 void lk_mdl_json(const struct lk_mdl *m, struct lk_buf *out);
 
+/* ---- Concretisation: a µkernel as an x86-64 micro-benchmark. ---- */
+
+struct lk_env_caches;
+
+enum lk_mdl_isa {
+	LK_MDL_ISA_SCALAR, LK_MDL_ISA_SSE, LK_MDL_ISA_AVX2, LK_MDL_ISA_AVX512,
+};
+
+/* One instruction per (operation, form) for one element size. */
+struct lk_mdl_insns {
+	const char *load_scalar, *load_packed;   /* store: the same mnemonic */
+	const char *add_scalar, *add_packed;
+	const char *mul_scalar, *mul_packed;
+};
+
+/*
+ * A machine description: one ISA class's vector registers and its
+ * instruction templates (compiled-in tables, src/mdl/machine.c).
+ * Arithmetic keeps the destructive semantics dst = dst op src in both
+ * encodings: "op src, dst" (SSE) or "op src, dst, dst" (VEX/EVEX).
+ */
+struct lk_mdl_machine {
+	const char *name;           /* "scalar", "sse", "avx2", "avx512" */
+	enum lk_mdl_isa isa;
+	int registers;              /* vector registers: 16, 32 with AVX-512 */
+	int packed_bytes;           /* widest packed access; 0: scalar only */
+	int three_operand;          /* VEX/EVEX forms (and vzeroupper) */
+	const char *target;         /* function attribute target(...), or NULL */
+	const char *cpu_flags;      /* cpu.isa flags it needs ("" for none) */
+	struct lk_mdl_insns insns[2];   /* [0]: 4-byte, [1]: 8-byte elements */
+};
+
+/* The description named name ("scalar", "sse", "avx2", "avx512"), or
+ * NULL. */
+const struct lk_mdl_machine *lk_mdl_machine_find(const char *name);
+/* Does a CPU with cpu_isa (lk_env's "cpu.isa": space-separated flags)
+ * run m's code? SSE2 is part of x86-64 and always there. */
+int lk_mdl_machine_runs(const struct lk_mdl_machine *m, const char *cpu_isa);
+/*
+ * The description name names ("auto": the widest this machine runs) for
+ * this machine, read through lk_env_collect(). An unknown name, or a
+ * class the CPU lacks, is LK_EINPUT with the reason.
+ */
+int lk_mdl_machine_host(struct lk_ctx *ctx, const char *name,
+			const struct lk_mdl_machine **out);
+
+enum lk_mdl_level { LK_MDL_L1, LK_MDL_L2, LK_MDL_L3, LK_MDL_RAM };
+
+/* "L1", "L2", "L3", "RAM" <-> the level; parse: 0 or LK_EINPUT. */
+int lk_mdl_level_parse(const char *s, enum lk_mdl_level *out);
+const char *lk_mdl_level_name(enum lk_mdl_level level);
+/* The working set of a level: L1 half the L1D, L2 half the L2, L3 a
+ * quarter of the L3, RAM four times the L3; 0 when the size is unknown. */
+long lk_mdl_level_bytes(enum lk_mdl_level level,
+			const struct lk_env_caches *caches);
+
+enum lk_mdl_first { LK_MDL_FIRST_MUL = 0, LK_MDL_FIRST_ADD };
+
+struct lk_mdl_concrete_opts {
+	enum lk_mdl_level level;
+	long bytes;            /* working set; 0: the level's from the caches */
+	int unroll;            /* canonical iterations per asm iteration */
+	int bundles;           /* Algorithm 2's bundle count, >= 1 */
+	enum lk_mdl_first first;   /* Algorithm 1's first operation */
+	const char *source;    /* named in the header comment; may be NULL */
+};
+
+/* Defaults: L1, bytes 0, unroll 8, bundles 1, first mul. */
+void lk_mdl_concrete_opts_init(struct lk_mdl_concrete_opts *o);
+
+/*
+ * Append to c_source one self-contained C benchmark of m's innermost
+ * µkernels (outer loops are ignored) on machine: an unrolled inline-asm
+ * loop built by Algorithms 1-3 (doc/loopkit-mdl.md), arrays from
+ * lk_alloc() sized for the level, measured with LK_MEASURE_NAMED("mdl").
+ * Its first line is a comment "loopkit-mdl: key=value ..." that says,
+ * among others, iterations-per-step (canonical iterations per measured
+ * step). LK_EINPUT with the reason for what cannot be concretised (no
+ * µkernel, sizes that are not whole elements, more streams than
+ * registers, a level whose cache size is unknown without opts->bytes).
+ */
+int lk_mdl_concretize(struct lk_ctx *ctx, const struct lk_mdl *m,
+		      const struct lk_mdl_machine *machine,
+		      const struct lk_mdl_concrete_opts *opts,
+		      struct lk_buf *c_source);
+
 #endif

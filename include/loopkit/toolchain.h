@@ -18,6 +18,9 @@ const char *lk_rt_include_dir(void);
 const char *lk_rt_lib_dir(void);
 /* The GCC plugin lkmemprof.so (LOOPKIT_PLUGIN overrides it). */
 const char *lk_plugin_path(void);
+/* loopkit's data files, share/ (LOOPKIT_SHARE_DIR overrides it): the
+ * MDL seeds in mdl/seeds/. */
+const char *lk_share_dir(void);
 
 /* ---- Compile command lines. ---- */
 

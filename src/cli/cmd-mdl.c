@@ -1,6 +1,7 @@
 /*
  * loopkit mdl: the Micro-kernel Description Language (doc/loopkit-mdl.md).
- * 'fmt' parses MDL text and prints it in canonical form, or as JSON.
+ * 'fmt' parses MDL text and prints it in canonical form, or as JSON;
+ * 'concretize' turns a description into a C micro-benchmark.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include "cli.h"
 #include "loopkit/mdl.h"
+#include "loopkit/toolchain.h"
 
 static const char usage[] =
 	"<subcommand> [options] ...\n\n"
@@ -16,7 +18,10 @@ static const char usage[] =
 	"                       ('-' reads stdin); --check: say which files\n"
 	"                       are not canonical (exit 1), print nothing;\n"
 	"                       --write: rewrite them in place; --json: the\n"
-	"                       same content as JSON\n\n"
+	"                       same content as JSON\n"
+	"  concretize FILE.mdl  print a C micro-benchmark of its innermost\n"
+	"                       µkernels (seed:NAME: a seed of\n"
+	"                       share/mdl/seeds); run it with loopkit run\n\n"
 	"Errors name the file, line and column (exit 2). The language:\n"
 	"doc/mdl.md.";
 
@@ -122,6 +127,116 @@ static int cmd_fmt(int argc, char **argv)
 	return differ;
 }
 
+struct concretize_args {
+	const char *isa, *level, *first, *output;
+	long bytes, unroll, bundles;
+};
+
+/* Options to opts; a usage error's exit code (2) or 0. */
+static int concretize_opts(const struct concretize_args *a,
+			   struct lk_mdl_concrete_opts *o)
+{
+	const char *cmd = "mdl concretize";
+
+	if (lk_mdl_level_parse(a->level, &o->level))
+		return lk_cli_usage_error(cmd, "--level: '%s' is not L1, L2, "
+					  "L3 or RAM", a->level);
+	if (!strcmp(a->first, "add") || !strcmp(a->first, "mul"))
+		o->first = a->first[0] == 'a' ? LK_MDL_FIRST_ADD
+					      : LK_MDL_FIRST_MUL;
+	else
+		return lk_cli_usage_error(cmd, "--first: '%s' is not add or "
+					  "mul", a->first);
+	if (a->bytes < 0 || (a->bytes > 0 && a->bytes < 64) ||
+	    a->bytes > (1L << 40))
+		return lk_cli_usage_error(cmd, "--bytes: %ld is not between "
+					  "64 and 1 TiB", a->bytes);
+	if (a->unroll < 1 || a->unroll > 4096)
+		return lk_cli_usage_error(cmd, "--unroll: %ld is not between "
+					  "1 and 4096", a->unroll);
+	if (a->bundles < 1 || a->bundles > 4096)
+		return lk_cli_usage_error(cmd, "--bundles: %ld is not between "
+					  "1 and 4096", a->bundles);
+	o->bytes = a->bytes;
+	o->unroll = (int)a->unroll;
+	o->bundles = (int)a->bundles;
+	return 0;
+}
+
+/* FILE, or share/mdl/seeds/NAME.mdl for seed:NAME. */
+static char *mdl_path(const char *operand)
+{
+	if (strncmp(operand, "seed:", 5))
+		return lk_strdup(operand);
+	return lk_asprintf("%s/mdl/seeds/%s.mdl", lk_share_dir(), operand + 5);
+}
+
+static int concretize_one(struct lk_ctx *ctx, const char *path,
+			  const struct concretize_args *a,
+			  struct lk_mdl_concrete_opts *o)
+{
+	const struct lk_mdl_machine *machine;
+	struct lk_buf c = LK_BUF_INIT;
+	struct lk_mdl m;
+	int ret = lk_mdl_load(ctx, path, &m);
+
+	if (ret)
+		return ret;
+	ret = lk_mdl_machine_host(ctx, a->isa, &machine);
+	o->source = path;
+	if (!ret)
+		ret = lk_mdl_concretize(ctx, &m, machine, o, &c);
+	lk_mdl_release(&m);
+	if (!ret && a->output)
+		ret = lk_file_write_atomic(ctx, a->output, c.buf, c.len);
+	else if (!ret && (fwrite(c.buf, 1, c.len, stdout) != c.len ||
+			  fflush(stdout)))
+		ret = lk_error_errno(ctx, "writing the output");
+	lk_buf_release(&c);
+	return ret;
+}
+
+static int cmd_concretize(int argc, char **argv)
+{
+	struct concretize_args a = {"auto", "L1", "mul", NULL, 0, 8, 1};
+	const struct lk_opt opts[] = {
+		{0, "isa", LK_OPT_STRING, &a.isa, "CLASS",
+		 "scalar, sse, avx2, avx512 or auto (the widest here)"},
+		{0, "level", LK_OPT_STRING, &a.level, "L",
+		 "working set for L1, L2, L3 or RAM (default L1)"},
+		{0, "bytes", LK_OPT_LONG, &a.bytes, "N",
+		 "working set in bytes (overrides --level's size)"},
+		{0, "unroll", LK_OPT_LONG, &a.unroll, "U",
+		 "canonical iterations per asm iteration (default 8)"},
+		{0, "bundles", LK_OPT_LONG, &a.bundles, "B",
+		 "load/arithmetic/store bundles (default 1)"},
+		{0, "first", LK_OPT_STRING, &a.first, "OP",
+		 "add or mul: the arithmetic's first group (default mul)"},
+		{'o', "output", LK_OPT_STRING, &a.output, "FILE.c",
+		 "write the C file there (default stdout)"},
+		LK_OPT_END};
+	int first = lk_opts_parse("mdl concretize", usage, opts, argc, argv);
+	struct lk_mdl_concrete_opts o;
+	struct lk_ctx ctx;
+	char *path;
+	int ret;
+
+	if (first < 0)
+		return first == -1 ? 0 : 2;
+	if (first != argc - 1)
+		return lk_cli_usage_error("mdl concretize", "expected one "
+					  "FILE.mdl");
+	lk_mdl_concrete_opts_init(&o);
+	ret = concretize_opts(&a, &o);
+	if (ret)
+		return ret;
+	lk_ctx_init(&ctx);
+	path = mdl_path(argv[first]);
+	ret = concretize_one(&ctx, path, &a, &o);
+	free(path);
+	return ret ? lk_cli_fail(&ctx) : 0;
+}
+
 int cmd_mdl(int argc, char **argv)
 {
 	static const struct lk_opt none[] = {LK_OPT_END};
@@ -129,12 +244,14 @@ int cmd_mdl(int argc, char **argv)
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		if (argc < 2)
 			return lk_cli_usage_error("mdl", "expected a "
-						  "subcommand (fmt)");
+						  "subcommand (fmt, concretize)");
 		lk_opts_usage(stdout, "mdl", usage, none);
 		return 0;
 	}
 	if (!strcmp(argv[1], "fmt"))
 		return cmd_fmt(argc - 1, argv + 1);
-	return lk_cli_usage_error("mdl", "unknown subcommand '%s' (fmt)",
-				  argv[1]);
+	if (!strcmp(argv[1], "concretize"))
+		return cmd_concretize(argc - 1, argv + 1);
+	return lk_cli_usage_error("mdl", "unknown subcommand '%s' (fmt, "
+				  "concretize)", argv[1]);
 }

@@ -13,6 +13,9 @@
 #ifndef LK_RT_LIB_DIR
 #define LK_RT_LIB_DIR "build/lib"
 #endif
+#ifndef LK_SHARE_DIR
+#define LK_SHARE_DIR "share"
+#endif
 #ifndef LK_PLUGIN_PATH
 #define LK_PLUGIN_PATH "build/plugin/lkmemprof.so"
 #endif
@@ -29,6 +32,13 @@ const char *lk_rt_lib_dir(void)
 	const char *d = getenv("LOOPKIT_RT_DIR");
 
 	return d && *d ? d : LK_RT_LIB_DIR;
+}
+
+const char *lk_share_dir(void)
+{
+	const char *d = getenv("LOOPKIT_SHARE_DIR");
+
+	return d && *d ? d : LK_SHARE_DIR;
 }
 
 const char *lk_plugin_path(void)
