@@ -18,9 +18,15 @@ ifeq ($(filter deps demo check clean help format,$(MAKECMDGOALS)),)
 $(error libraries missing ($(PKGS), seen by pkg-config): run 'make deps', or 'make demo', which installs them)
 endif
 endif
+# libcsv (Debian libcsv-dev, LGPL-2.1, linked dynamically) has no .pc file.
+ifeq ($(wildcard /usr/include/csv.h),)
+ifeq ($(filter deps demo check clean help format,$(MAKECMDGOALS)),)
+$(error libcsv missing (/usr/include/csv.h): run 'make deps')
+endif
+endif
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lZydis -lZycore \
-	      -lxxhash $(CLANG_LIBS) -lpthread -lm
+	      -lxxhash -lcsv $(CLANG_LIBS) -lpthread -lm
 CPPFLAGS   += $(CLANG_CFLAGS)
 
 ABS_O      := $(abspath $(O))
@@ -36,7 +42,7 @@ LIB_SRC    := $(sort $(wildcard src/core/*.c src/config/*.c src/store/*.c \
 		src/env/*.c src/toolchain/*.c src/binary/*.c \
 		src/measure/*.c src/memprof/*.c src/bb/*.c src/predict/*.c \
 		src/filter/*.c src/report/*.c src/gen/*.c \
-		src/stats/*.c src/plot/*.c src/mdl/*.c))
+		src/stats/*.c src/plot/*.c src/mdl/*.c src/analyze/*.c))
 # Scanners and grammars (flex, bison), generated into $(O).
 LEX_SRC    := $(sort $(wildcard src/*/*.l))
 YACC_SRC   := $(sort $(wildcard src/*/*.y))

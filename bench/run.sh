@@ -114,3 +114,7 @@ sh "$here/predict-batch.sh" "$loopkit" || echo "predict-batch: failed"
 echo
 echo "== gen: loopkit gen -c over the full suite, beside the same compiles by hand"
 sh "$here/gen.sh" "$loopkit" || echo "gen: failed"
+
+echo
+echo "== analyze: loopkit analyze beside scikit-learn (tree, forest, end to end)"
+sh "$here/analyze.sh" "$loopkit" || echo "analyze: failed"

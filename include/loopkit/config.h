@@ -330,5 +330,12 @@ void lk_variants_free(struct lk_variant *v, size_t n);
  */
 int lk_selector_match(const struct lk_sweep *s, const struct lk_selector *f,
 		    const struct lk_variant *v);
+/*
+ * One condition on a thing going by nnames names (NULLs skipped): eq/in
+ * hold if any name is listed, ne/not-in if none is, comparisons compare
+ * the first as a number (0 when either side is not one).
+ */
+int lk_selector_cond_holds(const struct lk_selector_cond *c,
+			   const char *const *names, size_t nnames);
 
 #endif

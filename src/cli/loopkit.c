@@ -53,6 +53,9 @@ static const struct command commands[] = {
 	 "(cachegrind)"},
 	{"mdl", cmd_mdl, 0,
 	 "micro-kernel descriptions (MDL): canonical form, JSON"},
+	{"analyze", cmd_analyze, 0,
+	 "which parameters explain a metric: KDE categories, decision "
+	 "tree, random forest, importance"},
 	{"check", cmd_check, 0,
 	 "what this build and this machine can do"},
 };

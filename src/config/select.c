@@ -206,8 +206,8 @@ static int any_in(const struct lk_strv *values, const char *const *names,
  * or its absolute path): eq/in hold if any name is listed, ne/not-in if
  * none is, comparisons look at the first.
  */
-static int cond_holds(const struct lk_selector_cond *c,
-		      const char *const *names, size_t nnames)
+int lk_selector_cond_holds(const struct lk_selector_cond *c,
+			   const char *const *names, size_t nnames)
 {
 	switch (c->op) {
 	case LK_SEL_EQ:
@@ -249,20 +249,20 @@ static int cond_match(const struct lk_sweep *s,
 		names[0] = base_name(v->source);
 		names[1] = v->source;
 		names[2] = written_source(s, v->source);
-		return cond_holds(c, names, 3);
+		return lk_selector_cond_holds(c, names, 3);
 	}
 	if (!strcmp(c->key, "compiler")) {
 		names[0] = v->compiler;
 		names[1] = base_name(v->compiler);
-		return cond_holds(c, names, 2);
+		return lk_selector_cond_holds(c, names, 2);
 	}
 	if (!strcmp(c->key, "flags")) {
 		names[0] = v->flagset->name;
-		return cond_holds(c, names, 1);
+		return lk_selector_cond_holds(c, names, 1);
 	}
 	for (i = 0; i < s->naxes; i++)
 		if (!strcmp(c->key, s->axes[i].name))
-			return cond_holds(c, &v->values[i], 1);
+			return lk_selector_cond_holds(c, &v->values[i], 1);
 	return 0;
 }
 

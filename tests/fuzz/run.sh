@@ -11,12 +11,14 @@ if ! command -v clang >/dev/null 2>&1; then
 fi
 mkdir -p "$out"
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -std=gnu11 -Iinclude -Irt -D_GNU_SOURCE"
-libs="$(pkg-config --libs yaml-0.1 sqlite3) -lxxhash -lpthread -lm"
+libs="$(pkg-config --libs yaml-0.1 sqlite3) -lxxhash -lcsv -lpthread -lm"
 # binary/ decodes with Zydis and reads ELF files with libelf.
 libs="$libs -lZydis -lZycore $(pkg-config --libs libelf)"
 core=$(ls src/core/*.c src/config/*.c src/binary/*.c src/bb/*.c src/mdl/*.c)
 # The stages in bb/ and filter/ keep their facts in the store.
 core="$core $(ls src/store/*.c src/filter/*.c)"
+# analyze: the CSV reader (libcsv) and the expression parser.
+core="$core $(ls src/analyze/*.c)"
 # toolchain/: the filter builds its x86-64-v3 proxies through the build
 # cache; reduce.c takes its quantiles and means from src/stats.
 measure="src/measure/protocol.c src/measure/reduce.c $(ls src/toolchain/*.c)"
