@@ -70,6 +70,7 @@ int cmd_gen(int argc, char **argv);
 int cmd_lift(int argc, char **argv);
 int cmd_filter(int argc, char **argv);
 int cmd_mdl(int argc, char **argv);
+int cmd_mdl_extract(int argc, char **argv);  /* cmd-mdl-extract.c */
 
 /*
  * Campaign mode of the analysis commands: load the campaign file (for

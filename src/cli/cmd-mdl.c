@@ -16,7 +16,8 @@ static const char usage[] =
 	"                       ('-' reads stdin); --check: say which files\n"
 	"                       are not canonical (exit 1), print nothing;\n"
 	"                       --write: rewrite them in place; --json: the\n"
-	"                       same content as JSON\n\n"
+	"                       same content as JSON\n"
+	"  extract BINARY|FILE.s  innermost loops as MDL ('mdl extract -h')\n\n"
 	"Errors name the file, line and column (exit 2). The language:\n"
 	"doc/mdl.md.";
 
@@ -135,6 +136,8 @@ int cmd_mdl(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "fmt"))
 		return cmd_fmt(argc - 1, argv + 1);
-	return lk_cli_usage_error("mdl", "unknown subcommand '%s' (fmt)",
+	if (!strcmp(argv[1], "extract"))
+		return cmd_mdl_extract(argc - 1, argv + 1);
+	return lk_cli_usage_error("mdl", "unknown subcommand '%s' (fmt, extract)",
 				  argv[1]);
 }
