@@ -179,6 +179,13 @@ static int from_asm(struct lk_ctx *ctx, const struct xargs *a,
 	ret = assemble(ctx, path, obj);
 	if (!ret)
 		ret = extract(ctx, a, obj, a->function ? a->function : name);
+	if (ret && !strncmp(ctx->msg, obj, strlen(obj))) {
+		/* name the assembly file, not the temporary object */
+		char *rest = lk_strdup(ctx->msg + strlen(obj));
+
+		snprintf(ctx->msg, sizeof(ctx->msg), "%s%s", path, rest);
+		free(rest);
+	}
 	unlink(obj);
 	rmdir(dir);
 	free(obj);
