@@ -214,4 +214,77 @@ int lk_insn_evex(const struct lk_insn *insn);
 /* Does it belong to the FMA extension (vfmadd..., vfnmsub...)? */
 int lk_insn_fma(const struct lk_insn *insn);
 
+/* ---- An instruction's operands (src/binary/operands.c): what MDL's
+ * extraction reads. Registers are numbered by the decoder (0: none);
+ * lk_reg_name names them. ---- */
+
+enum lk_reg_class {
+	LK_REG_NONE = 0, LK_REG_GPR, LK_REG_VEC, LK_REG_MASK, LK_REG_FLAGS,
+	LK_REG_IP, LK_REG_OTHER,
+};
+
+/* What an instruction computes, from its mnemonic. */
+enum lk_op_class {
+	LK_OPC_OTHER = 0,
+	LK_OPC_MOVE,       /* mov, movapd, vmovups, movq, ... */
+	LK_OPC_ADD, LK_OPC_SUB, LK_OPC_MUL,
+	LK_OPC_FMA,        /* vfmadd..., vfmsub..., vfnmadd..., vfnmsub... */
+	LK_OPC_DIV, LK_OPC_SQRT, LK_OPC_MINMAX,
+	LK_OPC_LOGIC,      /* and, or, xor, andn, not */
+	LK_OPC_SHUFFLE,    /* shuf, unpck, perm, blend, extract, insert,
+			      align, shifts of whole registers */
+	LK_OPC_BROADCAST,  /* vbroadcast..., movddup, vpbroadcast... */
+	LK_OPC_HADD,       /* horizontal add/sub */
+	LK_OPC_COMPARE,    /* cmp, test, ucomi, comi (flags or masks) */
+	LK_OPC_CONVERT,    /* cvt..., extensions (movzx, movsx, cdqe) */
+	LK_OPC_BRANCH,     /* jumps, calls, returns */
+	LK_OPC_LEA,
+	LK_OPC_INC, LK_OPC_DEC, LK_OPC_NEG,
+	LK_OPC_NOP,
+};
+
+enum lk_operand_kind { LK_OPND_REG = 1, LK_OPND_MEM, LK_OPND_IMM };
+
+struct lk_operand {
+	enum lk_operand_kind kind;
+	int read, write;          /* its action, conditional ones included */
+	int implicit;             /* not written in the instruction's text */
+	unsigned reg;             /* LK_OPND_REG: the register (rax for eax,
+				     zmm0 for xmm0) */
+	enum lk_reg_class rclass;
+	unsigned bytes;           /* the operand's width in bytes */
+	unsigned elem_bytes;      /* one element's width (= bytes for a
+				     scalar) */
+	int fp;                   /* elements are floating point */
+	/* LK_OPND_MEM: base + index * scale + disp, bytes wide; agen for
+	 * lea (no access); vsib for gathers and scatters (a vector
+	 * index). base and index are 64-bit GPRs, LK_REG_IP for rip. */
+	unsigned base, index, scale;
+	int64_t disp;
+	int agen, vsib;
+	int64_t imm;              /* LK_OPND_IMM */
+};
+
+#define LK_MAX_OPERANDS 10
+
+struct lk_insn_ops {
+	const char *mnemonic;     /* lower case, static */
+	enum lk_op_class op;
+	int scalar;               /* an ss/sd form: one element, the other
+				     lanes of the destination kept */
+	size_t nops;
+	struct lk_operand ops[LK_MAX_OPERANDS];
+};
+
+/*
+ * Decode the instruction at code[0..len) into its operands (explicit
+ * ones first, in Intel order, destination first; then the implicit
+ * ones). 0, or LK_EINPUT when the bytes do not decode.
+ */
+int lk_insn_operands(const uint8_t *code, size_t len, struct lk_insn_ops *out);
+/* "rax", "zmm3", "rip", "" for 0: static text. */
+const char *lk_reg_name(unsigned reg);
+/* The class of a register number of struct lk_operand. */
+enum lk_reg_class lk_reg_class_of(unsigned reg);
+
 #endif

@@ -8,6 +8,8 @@
 #ifndef LOOPKIT_MDL_H
 #define LOOPKIT_MDL_H
 
+#include <stdint.h>
+
 #include "core.h"
 
 /* An integer or a scalar's name (name != NULL). */
@@ -217,5 +219,46 @@ int lk_mdl_concretize(struct lk_ctx *ctx, const struct lk_mdl *m,
 		      const struct lk_mdl_machine *machine,
 		      const struct lk_mdl_concrete_opts *opts,
 		      struct lk_buf *c_source);
+
+/* ---- Extraction: an innermost loop of a binary as MDL
+ * (src/mdl/extract.c, normalize.c; the rules: doc/loopkit-mdl.md). ---- */
+
+struct lk_cfg;
+
+/*
+ * The innermost loops of cfg: the headers (block indices, ascending) of
+ * the loops closed by the back edges of a depth-first search from the
+ * entry that contain no other loop. *heads is the caller's (free it).
+ */
+void lk_mdl_loops(const struct lk_cfg *cfg, LK_GIVE size_t **heads,
+		  size_t *n);
+
+struct lk_mdl_extraction {
+	uint64_t loop;            /* the header block's first address */
+	int refused;              /* then reason says why; mdl is empty */
+	char *reason;
+	struct lk_mdl mdl;
+	/* Static metrics (also in mdl.meta). */
+	long unroll, lanes, spill_fill, carried, other_ops, split;
+};
+
+/*
+ * Extract the loop headed by block 'head' of cfg (an lk_mdl_loops
+ * entry): a refusal (control flow inside the loop body, an indirect
+ * access, an address not affine in the induction registers) is not an
+ * error: out->refused and out->reason. < 0 only for a head that is no
+ * block of cfg (LK_EINPUT). Release with lk_mdl_extraction_release.
+ */
+int lk_mdl_extract(struct lk_ctx *ctx, const struct lk_cfg *cfg, size_t head,
+		   struct lk_mdl_extraction *out);
+void lk_mdl_extraction_release(struct lk_mdl_extraction *x);
+/*
+ * {"status": "ok"|"refused", "reason", "loop", "meta": {...}, "streams":
+ * [{"name", "base", "index", "scale", "stride"}], "ukernels": [{"in":
+ * [{"flow", "stride", "offset", "size"}], "out": [...], "add", "mul"}],
+ * "canonical": "<the canonical body>"}, bytes everywhere.
+ */
+void lk_mdl_extraction_json(const struct lk_mdl_extraction *x,
+			    struct lk_buf *out);
 
 #endif

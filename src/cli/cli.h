@@ -72,6 +72,8 @@ int cmd_filter(int argc, char **argv);
 int cmd_mdl(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 
+int cmd_mdl_extract(int argc, char **argv);  /* cmd-mdl-extract.c */
+
 /*
  * Campaign mode of the analysis commands: load the campaign file (for
  * its name) and find its campaign in the existing store in dir; config

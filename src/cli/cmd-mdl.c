@@ -21,7 +21,8 @@ static const char usage[] =
 	"                       same content as JSON\n"
 	"  concretize FILE.mdl  print a C micro-benchmark of its innermost\n"
 	"                       µkernels (seed:NAME: a seed of\n"
-	"                       share/mdl/seeds); run it with loopkit run\n\n"
+	"                       share/mdl/seeds); run it with loopkit run\n"
+	"  extract BINARY|FILE.s  innermost loops as MDL ('mdl extract -h')\n\n"
 	"Errors name the file, line and column (exit 2). The language:\n"
 	"doc/mdl.md.";
 
@@ -244,7 +245,7 @@ int cmd_mdl(int argc, char **argv)
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		if (argc < 2)
 			return lk_cli_usage_error("mdl", "expected a "
-						  "subcommand (fmt, concretize)");
+						  "subcommand (fmt, concretize, extract)");
 		lk_opts_usage(stdout, "mdl", usage, none);
 		return 0;
 	}
@@ -252,6 +253,8 @@ int cmd_mdl(int argc, char **argv)
 		return cmd_fmt(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "concretize"))
 		return cmd_concretize(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "extract"))
+		return cmd_mdl_extract(argc - 1, argv + 1);
 	return lk_cli_usage_error("mdl", "unknown subcommand '%s' (fmt, "
-				  "concretize)", argv[1]);
+				  "concretize, extract)", argv[1]);
 }

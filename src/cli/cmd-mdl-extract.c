@@ -1,0 +1,238 @@
+/*
+ * loopkit mdl extract: the innermost loops of a function of a binary
+ * (or of an assembly file, assembled first) as MDL (doc/loopkit-mdl.md).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "loopkit/binary.h"
+#include "loopkit/mdl.h"
+#include "loopkit/subprocess.h"
+#include "loopkit/toolchain.h"
+
+static const char usage[] =
+	"BINARY|FILE.s [--function F] [--loop ADDR] [--json] [--canonical]\n\n"
+	"Print each innermost loop of the function (default: the measured\n"
+	"kernel; in a .s file, its first global symbol) as MDL, or as JSON\n"
+	"with its status, streams and µkernels, or its canonical body alone.\n"
+	"A refused loop says why ('refused: REASON'; exit 0).";
+
+struct xargs {
+	const char *function, *loop;
+	int json, canonical;
+	uint64_t addr;
+};
+
+/* The first '.globl NAME' of an assembly file. */
+static char *first_global(const char *text)
+{
+	const char *p = text;
+
+	while ((p = strstr(p, ".glob")) != NULL) {
+		size_t n;
+
+		p += strcspn(p, " \t\n");
+		p += strspn(p, " \t");
+		n = strcspn(p, " \t\n,;");
+		if (n)
+			return lk_strndup(p, n);
+	}
+	return NULL;
+}
+
+static int is_asm(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n > 2 && (!strcmp(path + n - 2, ".s") ||
+			 !strcmp(path + n - 2, ".S"));
+}
+
+/* Assemble path into dir/loop.o with the C compiler. */
+static int assemble(struct lk_ctx *ctx, const char *path, const char *obj)
+{
+	const char *cc = getenv("CC") ? getenv("CC") : "cc";
+	struct lk_cc_line line = {cc, NULL, &path, 1, obj, 1, 0};
+	struct lk_strv argv = LK_STRV_INIT;
+	struct lk_proc_opts o = {0};
+	struct lk_proc_result res = {0};
+	int ret;
+
+	lk_cc_argv(&line, &argv);
+	o.argv = (const char *const *)argv.v;
+	o.timeout = 60;
+	o.result_fd = -1;
+	o.flags = LK_PROC_MERGE_STDERR;
+	ret = lk_proc_run(ctx, &o, &res);
+	if (!ret && !lk_proc_ok(&res)) {
+		char *why = res.out && *res.out ? lk_strndup(res.out,
+			strcspn(res.out, "\n")) : lk_proc_describe(&res, 60);
+
+		ret = lk_error(ctx, LK_EINPUT, "%s: does not assemble: %s",
+			       path, why);
+		free(why);
+	}
+	lk_proc_result_release(&res);
+	lk_strv_release(&argv);
+	return ret;
+}
+
+static int load(struct lk_ctx *ctx, const char *binary, const char *name,
+		struct lk_function *fn)
+{
+	int inlined = 0;
+
+	if (name)
+		return lk_elf_function(ctx, binary, name, fn);
+	return lk_elf_roi_function(ctx, binary, fn, &inlined);
+}
+
+/* With several loops, a comment line names each (MDL comments). */
+static void print_one(const struct xargs *a, const struct lk_mdl_extraction *x,
+		      int several, struct lk_buf *out)
+{
+	if (a->json) {
+		lk_mdl_extraction_json(x, out);
+		return;
+	}
+	if (several)
+		lk_buf_addf(out, "# loop 0x%llx\n",
+			    (unsigned long long)x->loop);
+	if (x->refused) {
+		lk_buf_addf(out, "refused: %s\n", x->reason);
+		return;
+	}
+	if (a->canonical)
+		lk_mdl_canonical_body(&x->mdl, out);
+	else
+		lk_mdl_print(&x->mdl, out);
+}
+
+static int extract(struct lk_ctx *ctx, const struct xargs *a,
+		   const char *binary, const char *name)
+{
+	struct lk_buf out = LK_BUF_INIT;
+	struct lk_function fn;
+	struct lk_cfg cfg;
+	size_t *heads = NULL, n = 0, i, shown = 0;
+	int ret = load(ctx, binary, name, &fn);
+
+	if (ret)
+		return ret;
+	ret = lk_cfg_build(ctx, lk_decoder_x86_64(), &fn, &cfg);
+	if (ret)
+		return ret;
+	lk_mdl_loops(&cfg, &heads, &n);
+	for (i = 0; !ret && i < n; i++) {
+		struct lk_mdl_extraction x;
+
+		if (a->loop && cfg.blocks[heads[i]].start != a->addr)
+			continue;
+		ret = lk_mdl_extract(ctx, &cfg, heads[i], &x);
+		if (!ret)
+			print_one(a, &x, !a->loop && n > 1, &out);
+		lk_mdl_extraction_release(&x);
+		shown++;
+	}
+	if (!ret && !shown)
+		ret = lk_error(ctx, LK_ENOTFOUND, a->loop ?
+			       "%s: no innermost loop at %s in %s" :
+			       "%s: no loop in %s%s", cfg.fn.name,
+			       a->loop ? a->loop : binary,
+			       a->loop ? binary : "");
+	if (!ret)
+		fputs(lk_buf_str(&out), stdout);
+	free(heads);
+	lk_buf_release(&out);
+	lk_cfg_release(&cfg);
+	if (!ret && fflush(stdout))
+		ret = lk_error_errno(ctx, "writing the output");
+	return ret;
+}
+
+static int from_asm(struct lk_ctx *ctx, const struct xargs *a,
+		    const char *path)
+{
+	char dir[] = "/tmp/loopkit-mdl-XXXXXX", *obj, *text = NULL;
+	char *name = NULL;
+	size_t len;
+	int ret = lk_file_check_regular(ctx, path);
+
+	if (!ret)
+		ret = lk_file_read(ctx, path, &text, &len);
+	if (ret)
+		return ret;
+	if (!a->function && !(name = first_global(text))) {
+		free(text);
+		return lk_error(ctx, LK_EINPUT, "%s: no .globl symbol (name "
+				"the function with --function)", path);
+	}
+	free(text);
+	if (!mkdtemp(dir)) {
+		free(name);
+		return lk_error_errno(ctx, "creating a temporary directory");
+	}
+	obj = lk_asprintf("%s/loop.o", dir);
+	ret = assemble(ctx, path, obj);
+	if (!ret)
+		ret = extract(ctx, a, obj, a->function ? a->function : name);
+	if (ret && !strncmp(ctx->msg, obj, strlen(obj))) {
+		/* name the assembly file, not the temporary object */
+		char *rest = lk_strdup(ctx->msg + strlen(obj));
+
+		snprintf(ctx->msg, sizeof(ctx->msg), "%s%s", path, rest);
+		free(rest);
+	}
+	unlink(obj);
+	rmdir(dir);
+	free(obj);
+	free(name);
+	return ret;
+}
+
+int cmd_mdl_extract(int argc, char **argv)
+{
+	struct xargs a = {0};
+	const struct lk_opt opts[] = {
+		{'f', "function", LK_OPT_STRING, &a.function, "NAME",
+		 "this function (default: the measured kernel)"},
+		{0, "loop", LK_OPT_STRING, &a.loop, "ADDR",
+		 "only the loop whose first instruction is at ADDR"},
+		{0, "json", LK_OPT_BOOL, &a.json, NULL, "print JSON"},
+		{0, "canonical", LK_OPT_BOOL, &a.canonical, NULL,
+		 "print the canonical body only"},
+		LK_OPT_END};
+	int first = lk_opts_parse("mdl extract", usage, opts, argc, argv);
+	struct lk_ctx ctx;
+	int ret;
+
+	if (first < 0)
+		return first == -1 ? 0 : 2;
+	if (first >= argc)
+		return lk_cli_usage_error("mdl extract", "name a BINARY");
+	if (first + 1 < argc)
+		return lk_cli_usage_error("mdl extract", "unexpected argument "
+					  "'%s'", argv[first + 1]);
+	if (a.json && a.canonical)
+		return lk_cli_usage_error("mdl extract", "--json and "
+					  "--canonical exclude each other");
+	if (a.loop) {
+		char *end;
+
+		a.addr = strtoull(a.loop, &end, 0);
+		if (!*a.loop || *end)
+			return lk_cli_usage_error("mdl extract", "--loop: '%s' "
+						  "is not an address", a.loop);
+	}
+	lk_ctx_init(&ctx);
+	ret = is_asm(argv[first]) ? from_asm(&ctx, &a, argv[first]) :
+				    extract(&ctx, &a, argv[first], a.function);
+	if (ret == LK_ENOTFOUND || ret == LK_EINPUT) {
+		fprintf(stderr, "loopkit: error: %s\n", ctx.msg);
+		return 2;
+	}
+	return ret ? lk_cli_fail(&ctx) : 0;
+}

@@ -1,0 +1,61 @@
+/* mdl's extraction internals: the data-flow graph of one loop iteration
+ * (extract.c builds it, normalize.c turns it into MDL). */
+#ifndef LOOPKIT_MDL_EXTRACT_H
+#define LOOPKIT_MDL_EXTRACT_H
+
+#include "loopkit/binary.h"
+#include "loopkit/mdl.h"
+
+enum xnode_kind { XN_LOAD = 1, XN_STORE, XN_OP, XN_PHI, XN_CONST };
+
+/* A value (or a store) of one iteration, one lane wide. */
+struct xnode {
+	enum xnode_kind kind;
+	enum lk_op_class op;      /* XN_OP */
+	int fp;                   /* XN_OP on floating-point elements */
+	int carried;              /* XN_PHI: a value of the previous
+				     iteration (not an invariant) */
+	size_t acc;               /* XN_LOAD, XN_STORE: into xloop.accs */
+	size_t *in;               /* XN_OP, XN_STORE: input nodes */
+	size_t nin, ain;
+};
+
+/* One element access: base + index*scale + off, size bytes. */
+struct xacc {
+	unsigned base, index, scale;
+	int64_t off;
+	unsigned size;
+	int write;
+	long long stride;         /* bytes per assembly iteration */
+	size_t flow;              /* set by the stream assignment */
+};
+
+struct xflow {
+	unsigned base, index, scale;
+	long long stride;         /* bytes per assembly iteration */
+};
+
+struct xloop {
+	struct xnode *nodes;      /* nodes[0] unused: 0 is "no value" */
+	size_t nnodes, anodes;
+	struct xacc *accs;
+	size_t naccs, aaccs;
+	struct xflow *flows;
+	size_t nflows;
+	long lanes, spill_fill, carried, split;
+};
+
+/*
+ * Build the graph of the single-block loop cfg->blocks[head] (rules
+ * 1-7 of doc/loopkit-mdl.md): 0, or 1 and *reason (the caller's) when
+ * the loop is refused.
+ */
+int mdl_x_walk(const struct lk_cfg *cfg, size_t head, struct xloop *x,
+	       char **reason);
+/* Rules 8-14: components, coalescing, re-rolling, canonical naming,
+ * metrics, into out->mdl and out's metrics. */
+void mdl_x_normalize(struct xloop *x, const char *source,
+		     struct lk_mdl_extraction *out);
+void mdl_x_release(struct xloop *x);
+
+#endif

@@ -1,0 +1,122 @@
+# loopkit mdl extract on the hand-written loops of tests/data/mdl/asm:
+# each extracts as the rules of doc/loopkit-mdl.md say (streams,
+# strides, offsets, coalesced sizes, Add/Mul, unroll, spill/fill,
+# refusals), and the scalar, unrolled, vectorised and renamed triads
+# share one canonical body.
+. tests/e2e/lib.sh
+command -v python3 >/dev/null || skip "python3 not installed"
+command -v cc >/dev/null || skip "no C compiler to assemble with"
+A=tests/data/mdl/asm
+
+for f in "$A"/*.s; do
+	b=$(basename "$f" .s)
+	"$LOOPKIT" mdl extract "$f" --json >"$TMPD/$b.json" ||
+		fail "extract $b exited $?"
+done
+
+# One canonical body for the four triads, and it is the expected one.
+cat >"$TMPD/triad.body" <<'EOF2'
+Trip: n
+I/O: In: s0 n*8 s1 n*8 Out: s2 n*8
+LoopBody:
+  In:  s0 Stride: 8 Offset: 0 Size: 8
+       s1 Stride: 8 Offset: 0 Size: 8
+  Out: s2 Stride: 8 Offset: 0 Size: 8
+  Add: 1 Mul: 1
+EOF2
+for t in triad triad-x4 triad-avx2 triad-avx2-renamed; do
+	"$LOOPKIT" mdl extract "$A/$t.s" --canonical >"$TMPD/$t.body" ||
+		fail "extract --canonical $t"
+	cmp -s "$TMPD/triad.body" "$TMPD/$t.body" ||
+		fail "$t: canonical body differs: $(cat "$TMPD/$t.body")"
+done
+# The MDL text is canonical (fmt --check accepts it).
+"$LOOPKIT" mdl extract "$A/triad-avx2.s" >"$TMPD/t.mdl" || fail "extract"
+"$LOOPKIT" mdl fmt --check "$TMPD/t.mdl" || fail "extracted MDL not canonical"
+
+python3 - "$TMPD" <<'EOF2' || fail "extracted properties"
+import json, sys
+d = sys.argv[1]
+def get(name):
+    return json.load(open(f"{d}/{name}.json"))
+def uk(x):
+    return [([(a["flow"], a["stride"], a["offset"], a["size"]) for a in u["in"]],
+             [(a["flow"], a["stride"], a["offset"], a["size"]) for a in u["out"]],
+             u["add"], u["mul"]) for u in x["ukernels"]]
+bad = []
+def expect(name, cond, what):
+    if not cond:
+        bad.append(f"{name}: {what}: {json.dumps(get(name))}")
+for n, u, lanes in [("triad", 1, 1), ("triad-x4", 4, 1), ("triad-avx2", 8, 4),
+                    ("triad-avx2-renamed", 8, 4)]:
+    x = get(n)
+    expect(n, x["status"] == "ok" and x["meta"]["unroll"] == u and
+           x["meta"]["lanes"] == lanes, f"unroll {u}, lanes {lanes}")
+    expect(n, x["meta"]["flop_per_byte"] == 0.0833, "flop/byte 2/24")
+x = get("copy-spill")
+expect("copy-spill", x["meta"]["spill_fill"] == 2 and len(x["streams"]) == 2
+       and uk(x) == [([("s0", 8, 0, 8)], [("s1", 8, 0, 8)], 0, 0)],
+       "a copy, 2 stack accesses removed")
+x = get("two-independent")
+expect("two-independent", len(x["ukernels"]) == 2 and
+       sorted((u["add"], u["mul"]) for u in x["ukernels"]) == [(0, 1), (1, 0)],
+       "two µkernels")
+for n, u in [("stencil", 1), ("stencil-x2", 2)]:
+    x = get(n)
+    expect(n, x["meta"]["unroll"] == u and
+           uk(x) == [([("s0", 8, 0, 24)], [("s1", 8, 0, 8)], 2, 1)],
+           "3 points coalesced into 24 bytes")
+expect("stencil", get("stencil")["canonical"] == get("stencil-x2")["canonical"],
+       "same canonical body at unroll 1 and 2")
+for n, u, c in [("dot", 1, 1), ("dot-x4", 4, 4)]:
+    x = get(n)
+    expect(n, x["meta"]["unroll"] == u and x["meta"]["carried"] == c and
+           uk(x) == [([("s0", 8, 0, 8), ("s1", 8, 0, 8)], [], 1, 1)],
+           f"a reduction, {c} carried")
+expect("dot", get("dot")["canonical"] == get("dot-x4")["canonical"],
+       "1 and 4 accumulators: one canonical body")
+x = get("indirect")
+expect("indirect", x["status"] == "refused" and
+       x["reason"].startswith("indirect access"), "refused, indirect")
+x = get("branch")
+expect("branch", x["status"] == "refused" and
+       x["reason"] == "control flow inside the loop body", "refused, branch")
+x = get("eight-streams")
+expect("eight-streams", len(x["streams"]) == 8 and
+       len(x["ukernels"][0]["in"]) == 7 and x["ukernels"][0]["add"] == 6,
+       "8 streams, 7 in, 6 adds")
+x = get("one-array-two-bases")
+expect("one-array-two-bases", len(x["streams"]) == 2 and
+       uk(x) == [([("s0", 8, 0, 8), ("s1", 8, 0, 8)], [("s1", 8, 0, 8)], 1, 0)],
+       "two bases are two streams")
+x = get("decreasing")
+expect("decreasing", all(s["stride"] == -8 for s in x["streams"]) and
+       len(x["streams"]) == 3, "stride -8")
+x = get("stride4")
+expect("stride4", uk(x) == [([("s0", 32, 0, 8)], [("s1", 8, 0, 8)], 0, 0)],
+       "stride 32 in, 8 out")
+x = get("one-base-two-arrays")
+expect("one-base-two-arrays", len(x["streams"]) == 3 and
+       x["meta"].get("split") == 2 and
+       all(s["base"] == "%rdi" for s in x["streams"]),
+       "one base, displacements 32 KiB apart: three streams")
+if bad:
+    print("\n".join(bad), file=sys.stderr)
+    sys.exit(1)
+EOF2
+
+# Errors: a binary without the function, a bad --loop, a missing file.
+set +e
+"$LOOPKIT" mdl extract "$A/triad.s" --function nope >"$TMPD/o" 2>"$TMPD/e"; rc=$?
+set -e
+[ $rc = 2 ] || fail "missing function exited $rc"
+[ "$(wc -l <"$TMPD/e")" = 1 ] && grep -q "triad.s: .*nope" "$TMPD/e" ||
+	fail "missing function: $(cat "$TMPD/e")"
+set +e
+"$LOOPKIT" mdl extract "$A/triad.s" --loop zz 2>/dev/null; rc=$?
+set -e
+[ $rc = 2 ] || fail "bad --loop exited $rc"
+"$LOOPKIT" mdl extract "$A/triad.s" --loop 0x2 --canonical >"$TMPD/l" ||
+	fail "--loop 0x2"
+cmp -s "$TMPD/l" "$TMPD/triad.body" || fail "--loop 0x2: $(cat "$TMPD/l")"
+echo ok
