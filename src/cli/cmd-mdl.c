@@ -245,7 +245,8 @@ int cmd_mdl(int argc, char **argv)
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		if (argc < 2)
 			return lk_cli_usage_error("mdl", "expected a "
-						  "subcommand (fmt, concretize, extract)");
+						  "subcommand (fmt, "
+						  "concretize, extract)");
 		lk_opts_usage(stdout, "mdl", usage, none);
 		return 0;
 	}
