@@ -70,6 +70,9 @@ int cmd_gen(int argc, char **argv);
 int cmd_lift(int argc, char **argv);
 int cmd_filter(int argc, char **argv);
 int cmd_mdl(int argc, char **argv);
+/* loopkit mdl db ... and mdl predict (cmd-mdl-db.c, cmd-mdl-predict.c). */
+int cmd_mdl_db(int argc, char **argv);
+int cmd_mdl_predict(int argc, char **argv);
 
 /*
  * Campaign mode of the analysis commands: load the campaign file (for

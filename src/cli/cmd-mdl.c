@@ -21,7 +21,10 @@ static const char usage[] =
 	"                       same content as JSON\n"
 	"  concretize FILE.mdl  print a C micro-benchmark of its innermost\n"
 	"                       µkernels (seed:NAME: a seed of\n"
-	"                       share/mdl/seeds); run it with loopkit run\n\n"
+	"                       share/mdl/seeds); run it with loopkit run\n"
+	"  db build|show|export the seed database, measured per ISA class\n"
+	"                       and memory level into the store\n"
+	"  predict FILE.mdl     the iterative k-NN against that database\n\n"
 	"Errors name the file, line and column (exit 2). The language:\n"
 	"doc/mdl.md.";
 
@@ -244,7 +247,7 @@ int cmd_mdl(int argc, char **argv)
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		if (argc < 2)
 			return lk_cli_usage_error("mdl", "expected a "
-						  "subcommand (fmt, concretize)");
+						  "subcommand (fmt, concretize, db, predict)");
 		lk_opts_usage(stdout, "mdl", usage, none);
 		return 0;
 	}
@@ -252,6 +255,10 @@ int cmd_mdl(int argc, char **argv)
 		return cmd_fmt(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "concretize"))
 		return cmd_concretize(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "db"))
+		return cmd_mdl_db(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "predict"))
+		return cmd_mdl_predict(argc - 1, argv + 1);
 	return lk_cli_usage_error("mdl", "unknown subcommand '%s' (fmt, "
-				  "concretize)", argv[1]);
+				  "concretize, db, predict)", argv[1]);
 }
