@@ -356,7 +356,8 @@ struct lk_mdl_db_plan {
  * Load the seeds of dir (every *.mdl, by name; names non-empty: only
  * those, each must exist) and their features into a new plan. LK_EINPUT
  * naming the file for a seed that does not parse or has no features,
- * LK_ENOTFOUND for a name with no file. Release with
+ * or for a name with no file; LK_ENOTFOUND for a directory without
+ * seeds. Release with
  * lk_mdl_db_plan_release.
  */
 int lk_mdl_db_plan_init(struct lk_ctx *ctx, struct lk_mdl_db_plan *p,

@@ -28,7 +28,7 @@ static int load_seed(struct lk_ctx *ctx, const char *dir, const char *name,
 	out->name = lk_strdup(name);
 	out->path = lk_asprintf("%s/%s.mdl", dir, name);
 	if (!lk_path_exists(out->path))
-		return lk_error(ctx, LK_ENOTFOUND, "%s: no such seed (in %s)",
+		return lk_error(ctx, LK_EINPUT, "%s: no such seed (in %s)",
 				name, dir);
 	if ((ret = lk_file_read(ctx, out->path, &out->text, &len)) ||
 	    (ret = lk_mdl_parse(ctx, out->path, out->text, len, &out->mdl)) ||
