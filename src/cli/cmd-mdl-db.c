@@ -113,7 +113,7 @@ static int run_phase(struct lk_ctx *ctx, struct lk_store *s,
 	ret = lk_run_sweep(ctx, s, campaign, sw, &o, &sum);
 	if (!ret) {
 		counts[0] = sum.measured;
-		counts[1] = sum.skipped;
+		counts[1] = (long)sum.n;
 		counts[2] = 0;
 		for (i = 0; i < sum.n; i++)
 			counts[2] += strcmp(sum.reports[i].status, "ok") &&
@@ -172,7 +172,7 @@ static int build_one(struct lk_ctx *ctx, struct lk_store *s,
 	char *name = lk_asprintf("mdl-db:%s", m->name);
 	char *dir = lk_asprintf("%s/mdl/seeds", lk_share_dir());
 	struct lk_mdl_db_plan p;
-	long c0[3] = {0}, c1[3] = {0};
+	long c0[3] = {0}, c1[3] = {0}, variants, now;
 	char hash[13] = "";
 	size_t added;
 	int64_t campaign;
@@ -190,13 +190,17 @@ static int build_one(struct lk_ctx *ctx, struct lk_store *s,
 			ret = run_phase(ctx, s, campaign, name, a, c1);
 	if (!ret)
 		ret = store_db(ctx, s, &p, campaign, hash);
+	/* Phase 1 sees every variant (phase 0's too): its count is the
+	 * total, and whatever was not measured now was stored earlier. */
+	variants = c1[1] ? c1[1] : c0[1];
+	now = c0[0] + c1[0];
 	if (!ret) {
-		*failed += c1[2] ? c1[2] : c0[2];
-		printf("%s: %zu seeds, %zu units, %ld measured now, %ld "
-		       "stored earlier, %ld not ok; database %s (%lds)\n",
-		       name, p.nseeds, p.nunits, c0[0] + c1[0],
-		       c1[2] || c1[0] || c1[1] ? c1[1] : c0[1],
-		       c1[2] ? c1[2] : c0[2], hash, (long)(time(NULL) - t0));
+		*failed += c1[1] ? c1[2] : c0[2];
+		printf("%s: %zu seeds, %zu units (%ld variants), %ld measured "
+		       "now, %ld stored earlier, %ld not ok; database %s "
+		       "(%lds)\n", name, p.nseeds, p.nunits, variants, now,
+		       variants - now, c1[1] ? c1[2] : c0[2], hash,
+		       (long)(time(NULL) - t0));
 	}
 	lk_mdl_db_plan_release(&p);
 	free(dir);

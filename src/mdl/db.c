@@ -253,7 +253,8 @@ static int unit_value(struct lk_ctx *ctx, struct lk_store *s,
 	return 0;
 }
 
-/* Phase 1: the seed's best BEST_KEPT L1 units at the other levels. */
+/* Phase 1: the seed's best BEST_KEPT distinct L1 variants at the other
+ * levels. */
 static int plan_phase1(struct lk_ctx *ctx, struct lk_store *s,
 		       struct lk_mdl_db_plan *p, size_t *alloc, size_t seed,
 		       size_t nl1)
@@ -270,6 +271,12 @@ static int plan_phase1(struct lk_ctx *ctx, struct lk_store *s,
 			continue;
 		ret = unit_value(ctx, s, &p->units[i], &v, &fig);
 		lk_run_figure_release(&fig);
+		/* Units whose files are identical (bundles beyond what a
+		 * seed can split into) share a variant: keep one of them. */
+		for (k = 0; k < BEST_KEPT; k++)
+			if (best[k] > 0 && p->units[at[k]].variant_id ==
+					   p->units[i].variant_id)
+				v = 0;
 		for (k = 0; !ret && v > 0 && k < BEST_KEPT; k++) {
 			if (best[k] > 0 && best[k] <= v)
 				continue;

@@ -11,7 +11,7 @@ seeds=L1S0,L2S0,L1S0A1M1
 build="$LOOPKIT mdl db build --isa scalar --levels L1,RAM --explore minimal -q"
 
 $build -o d --seeds $seeds >build1.out || fail "build: $(cat build1.out)"
-grep -q '^mdl-db:scalar: 3 seeds, 6 units, 6 measured now, 0 stored earlier, 0 not ok; database [0-9a-f]\{12\}' \
+grep -q '^mdl-db:scalar: 3 seeds, 6 units (6 variants), 6 measured now, 0 stored earlier, 0 not ok; database [0-9a-f]\{12\}' \
 	build1.out || fail "first build: $(cat build1.out)"
 "$LOOPKIT" mdl db export -o d >db1.csv || fail "export"
 "$LOOPKIT" mdl db show -o d >show.txt || fail "show"
@@ -82,7 +82,7 @@ done_before=$(runs k)
 [ "$done_before" -lt 12 ] || fail "the build had finished: $done_before runs"
 $build -o k --seeds $seeds --levels L1,L2,L3,RAM >resume.out ||
 	fail "resume: $(cat resume.out)"
-sed -n 's/.* 12 units, \([0-9]*\) measured now, \([0-9]*\) stored earlier, 0 not ok.*/\1 \2/p' \
+sed -n 's/.* 12 units (12 variants), \([0-9]*\) measured now, \([0-9]*\) stored earlier, 0 not ok.*/\1 \2/p' \
 	resume.out >counts
 read now earlier <counts || fail "resume: $(cat resume.out)"
 [ "$earlier" -ge "$done_before" ] && [ $((now + earlier)) = 12 ] ||
