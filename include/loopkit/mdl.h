@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "core.h"
+#include "store.h"
 
 /* An integer or a scalar's name (name != NULL). */
 struct lk_mdl_value {
@@ -260,5 +261,178 @@ void lk_mdl_extraction_release(struct lk_mdl_extraction *x);
  */
 void lk_mdl_extraction_json(const struct lk_mdl_extraction *x,
 			    struct lk_buf *out);
+
+/* ---- Features and the iterative k-NN (src/mdl/features.c, knn.c). ---- */
+
+/*
+ * A description's k-NN feature vector (LK_MDL_NFEATURES, store.h), in
+ * elements per canonical iteration (8-byte elements unless an access
+ * size is not a multiple of 8, then 4-byte): f = (loads / S, stores / S,
+ * S, Add, Mul) with S the number of distinct flows accessed (loads and
+ * stores per stream are 0 when S = 0). Over the union of the innermost
+ * µkernels (k < 0: "joint") or over µkernel k alone (in the order they
+ * appear, outer loops first). LK_EINPUT naming file for no µkernel, a
+ * k out of range, a size that is no whole number of elements, or a
+ * scalar count that is not declared.
+ */
+int lk_mdl_features(struct lk_ctx *ctx, const char *file,
+		    const struct lk_mdl *m, long k, double *f);
+/* The number of innermost µkernels of m. */
+size_t lk_mdl_ukernel_count(const struct lk_mdl *m);
+
+struct lk_mdl_knn_seed {
+	const char *name;            /* borrowed */
+	double f[LK_MDL_NFEATURES];
+	double perf;                 /* at the level predicted */
+};
+
+struct lk_mdl_knn_opts {
+	int kmax;      /* steps per decomposition (8) */
+	int orders;    /* weighted orders (1: greedy only) */
+};
+
+/* kmax 8, orders 1. */
+void lk_mdl_knn_opts_init(struct lk_mdl_knn_opts *o);
+
+struct lk_mdl_knn_step {
+	int order;                   /* 1: the greedy decomposition */
+	size_t seed;                 /* index into the seeds */
+	double scale;
+	double residual;             /* |r| after the step */
+};
+
+struct lk_mdl_knn_result {
+	double value;                /* the prediction */
+	double residual;             /* |r| / |t| of order 1 (0 if t = 0) */
+	struct lk_mdl_knn_step *steps;
+	size_t nsteps;
+};
+
+/*
+ * The iterative k-NN of doc/loopkit-mdl.md over seeds[0..n): r = t;
+ * up to kmax times, x = the seed nearest to r (Euclidean, first on a
+ * tie), s = max(0, <r,x>/<x,x>); stop if s = 0; value += s * perf,
+ * r = max(0, r - s x) per component; stop when |r| <= 1e-6 |t|. With
+ * orders K > 1, decomposition j (2..K) starts from the j-th nearest
+ * seed to t, then goes on greedily; value = sum_j P_j / j / sum_j 1/j.
+ * Seeds whose features are all 0 are never chosen. *out owns its
+ * steps (release with lk_mdl_knn_result_release).
+ */
+void lk_mdl_knn(const double *t, const struct lk_mdl_knn_seed *seeds,
+		size_t n, const struct lk_mdl_knn_opts *o,
+		struct lk_mdl_knn_result *out);
+void lk_mdl_knn_result_release(struct lk_mdl_knn_result *r);
+
+/* ---- Prediction against a stored database (src/mdl/predict.c). ---- */
+
+enum lk_mdl_combine { LK_MDL_COMBINE_JOINT, LK_MDL_COMBINE_SUM };
+
+struct lk_mdl_predict_opts {
+	enum lk_mdl_combine combine;
+	struct lk_mdl_knn_opts knn;
+};
+
+/* One level's prediction; steps name seeds of the database. */
+struct lk_mdl_prediction {
+	enum lk_mdl_level level;
+	double value;                /* per canonical iteration */
+	double residual;             /* |r| / |t|, the worst µkernel's */
+	size_t seeds;                /* seeds with a value at the level */
+	struct lk_mdl_knn_step *steps;
+	size_t *step_ukernel;        /* sum: the µkernel of each step */
+	size_t nsteps;
+};
+
+/*
+ * Predict m (its file named in messages) at level from the database db
+ * (lk_store_mdl_db_get): the k-NN over the seeds that have a value at
+ * that level, on the joint features or summed over the µkernels. This
+ * is the entry point for any loop turned into MDL (a binary's loop goes
+ * through extraction first). LK_EINPUT when m has no features (see
+ * lk_mdl_features) or db has no value at level. Release *out with
+ * lk_mdl_prediction_release.
+ */
+int lk_mdl_predict(struct lk_ctx *ctx, const struct lk_mdl_db_row *db,
+		   const char *file, const struct lk_mdl *m,
+		   enum lk_mdl_level level,
+		   const struct lk_mdl_predict_opts *o,
+		   struct lk_mdl_prediction *out);
+void lk_mdl_prediction_release(struct lk_mdl_prediction *p);
+
+/* ---- The seed database build (src/mdl/db.c). ----
+ * loopkit mdl db build concretises each seed per level and (unroll,
+ * bundles), records the C files as variants of the campaign
+ * "mdl-db:<isa>" (lk_mdl_db_record), lets the measure stage run them,
+ * then reads their figures back into a database (lk_mdl_db_collect). */
+
+enum lk_mdl_explore {
+	LK_MDL_EXPLORE_DEFAULT,   /* 12 at L1, the best 3 of them elsewhere */
+	LK_MDL_EXPLORE_FULL,      /* 12 everywhere */
+	LK_MDL_EXPLORE_MINIMAL,   /* unroll 8, bundles 1 everywhere */
+};
+
+struct lk_mdl_db_unit {
+	size_t seed;
+	enum lk_mdl_level level;
+	int unroll, bundles;
+	long iterations;         /* canonical iterations per step */
+	int64_t variant_id;
+};
+
+struct lk_mdl_db_seed {
+	char *name, *kind, *text, *path;
+	struct lk_mdl mdl;
+	double f[LK_MDL_NFEATURES];
+};
+
+struct lk_mdl_db_plan {
+	const struct lk_mdl_machine *machine;
+	unsigned levels;         /* 1 << enum lk_mdl_level */
+	enum lk_mdl_explore explore;
+	struct lk_mdl_db_seed *seeds;
+	size_t nseeds;
+	struct lk_mdl_db_unit *units;
+	size_t nunits;
+};
+
+/*
+ * Load the seeds of dir (every *.mdl, by name; names non-empty: only
+ * those, each must exist) and their features into a new plan. LK_EINPUT
+ * naming the file for a seed that does not parse or has no features,
+ * or for a name with no file; LK_ENOTFOUND for a directory without
+ * seeds. Release with
+ * lk_mdl_db_plan_release.
+ */
+int lk_mdl_db_plan_init(struct lk_ctx *ctx, struct lk_mdl_db_plan *p,
+			const char *dir, const struct lk_strv *names,
+			const struct lk_mdl_machine *machine,
+			unsigned levels, enum lk_mdl_explore explore);
+void lk_mdl_db_plan_release(struct lk_mdl_db_plan *p);
+
+/*
+ * Concretise and record the units of one phase as variants of campaign
+ * (files in the store's object area; a unit's variant is keyed by the
+ * file's content, so a rerun records nothing new). Phase 0: the
+ * exploration at L1 (and every level with full or minimal); phase 1
+ * (default exploration only): the best 3 (unroll, bundles) of each
+ * seed's measured L1 units at the other levels. *added gets the units
+ * this phase added to the plan. Concretisation failures are LK_EINPUT.
+ */
+int lk_mdl_db_record(struct lk_ctx *ctx, struct lk_store *s,
+		     int64_t campaign, struct lk_mdl_db_plan *p, int phase,
+		     size_t *added);
+/*
+ * The database the plan's measured units make: per seed and requested
+ * level, the minimum over its units of the "cycles" figure per step
+ * divided by the unit's iterations per step (tsc-calibrated cycles per
+ * canonical iteration), with the best unit's unroll, bundles, variant
+ * and spread. A seed without an ok unit at a level has no value there
+ * (flags "not-measured"). hash covers the seeds' text, the class, the
+ * levels, the exploration and method (the measure's canonical method
+ * text). Strings of *out are owned (lk_mdl_db_row_release).
+ */
+int lk_mdl_db_collect(struct lk_ctx *ctx, struct lk_store *s,
+		      const struct lk_mdl_db_plan *p, const char *method,
+		      int64_t campaign, struct lk_mdl_db_row *out);
 
 #endif

@@ -728,4 +728,76 @@ int lk_store_verdict_get(struct lk_ctx *ctx, struct lk_store *s,
 			 struct lk_verdict_row *out);
 void lk_verdict_row_release(struct lk_verdict_row *v);
 
+/* ---- The MDL seed database (src/store/mdl.c; doc/loopkit-mdl.md). ----
+ * A database is one ISA class's seeds measured at some memory levels,
+ * keyed by the hash of everything that made it (seeds' text, class,
+ * levels, exploration, method). Its benchmarks are ordinary variants of
+ * the campaign "mdl-db:<isa>"; these tables keep what the k-NN needs. */
+
+#define LK_MDL_NFEATURES 5
+
+struct lk_mdl_seed_row {
+	char *name, *kind, *mdl;            /* mdl: the seed's text */
+	double features[LK_MDL_NFEATURES];  /* load/S, store/S, S, add, mul */
+};
+
+/* A seed's value at one level: the minimum over its variants. */
+struct lk_mdl_perf_row {
+	char *seed, *level;                 /* "L1", "L2", "L3", "RAM" */
+	int has_value;                      /* 0: no variant measured ok */
+	double value;                       /* per canonical iteration */
+	char *unit;                         /* "cycles/iter" */
+	char *source;                       /* "tsc-calibrated" */
+	long best_unroll, best_bundles;
+	int64_t variant_id;                 /* the best variant, 0: none */
+	double spread;                      /* the best variant's */
+	long variants;                      /* measured ok at this level */
+	char *flags;                        /* "" or a comma list */
+};
+
+/* A whole database; strings owned when read, borrowed when put. */
+struct lk_mdl_db_row {
+	int64_t id;
+	char *hash, *machine, *isa, *levels, *params;
+	int64_t campaign_id, env_id;        /* 0: none */
+	double created;                     /* Unix seconds (read only) */
+	struct lk_mdl_seed_row *seeds;
+	size_t nseeds;
+	struct lk_mdl_perf_row *perf;
+	size_t nperf;
+};
+
+/*
+ * Store db (its id into *id when id is not NULL) in one transaction,
+ * replacing a database stored under the same hash. Nothing changes on
+ * error.
+ */
+int lk_store_mdl_db_put(struct lk_ctx *ctx, struct lk_store *s,
+			const struct lk_mdl_db_row *db, int64_t *id);
+/*
+ * The latest database of ISA class isa (every class when isa is NULL:
+ * the latest of all) into *out, seeds by name, perf by seed and level.
+ * 1 found, 0 none (*out zeroed), < 0 error. Release with
+ * lk_mdl_db_row_release.
+ */
+int lk_store_mdl_db_get(struct lk_ctx *ctx, struct lk_store *s,
+			const char *isa, struct lk_mdl_db_row *out);
+void lk_mdl_db_row_release(struct lk_mdl_db_row *db);
+
+/* A variant's latest finished run and its figure of one metric. */
+struct lk_run_figure {
+	char *status;          /* ok, unstable, failed, ...; NULL: no run */
+	int has_value;
+	double value, spread;
+	char *source, *unit, *flags;
+};
+
+/* *out for variant_id's latest finished run (status NULL when it has
+ * none; has_value 0 when the run has no such metric). Release with
+ * lk_run_figure_release. */
+int lk_store_run_figure(struct lk_ctx *ctx, struct lk_store *s,
+			int64_t variant_id, const char *metric,
+			struct lk_run_figure *out);
+void lk_run_figure_release(struct lk_run_figure *f);
+
 #endif

@@ -73,6 +73,9 @@ int cmd_mdl(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 
 int cmd_mdl_extract(int argc, char **argv);  /* cmd-mdl-extract.c */
+/* loopkit mdl db ... and mdl predict (cmd-mdl-db.c, cmd-mdl-predict.c). */
+int cmd_mdl_db(int argc, char **argv);
+int cmd_mdl_predict(int argc, char **argv);
 
 /*
  * Campaign mode of the analysis commands: load the campaign file (for

@@ -22,7 +22,10 @@ static const char usage[] =
 	"  concretize FILE.mdl  print a C micro-benchmark of its innermost\n"
 	"                       µkernels (seed:NAME: a seed of\n"
 	"                       share/mdl/seeds); run it with loopkit run\n"
-	"  extract BINARY|FILE.s  innermost loops as MDL ('mdl extract -h')\n\n"
+	"  extract BINARY|FILE.s  innermost loops as MDL ('mdl extract -h')\n"
+	"  db build|show|export the seed database, measured per ISA class\n"
+	"                       and memory level into the store\n"
+	"  predict FILE.mdl     the iterative k-NN against that database\n\n"
 	"Errors name the file, line and column (exit 2). The language:\n"
 	"doc/mdl.md.";
 
@@ -246,7 +249,8 @@ int cmd_mdl(int argc, char **argv)
 		if (argc < 2)
 			return lk_cli_usage_error("mdl", "expected a "
 						  "subcommand (fmt, "
-						  "concretize, extract)");
+						  "concretize, extract, db, "
+						  "predict)");
 		lk_opts_usage(stdout, "mdl", usage, none);
 		return 0;
 	}
@@ -256,6 +260,11 @@ int cmd_mdl(int argc, char **argv)
 		return cmd_concretize(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "extract"))
 		return cmd_mdl_extract(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "db"))
+		return cmd_mdl_db(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "predict"))
+		return cmd_mdl_predict(argc - 1, argv + 1);
 	return lk_cli_usage_error("mdl", "unknown subcommand '%s' (fmt, "
-				  "concretize, extract)", argv[1]);
+				  "concretize, extract, db, predict)",
+				  argv[1]);
 }

@@ -282,6 +282,46 @@ static const char migration_6[] =
 static const char migration_7[] =
 	"ALTER TABLE bb_blocks ADD COLUMN code BLOB;";
 
+/*
+ * The MDL seed database (src/store/mdl.c): a database per build (ISA
+ * class, levels, exploration, method), its seeds with their k-NN
+ * features and their value per level. The benchmarks behind the values
+ * are ordinary variants and runs of the campaign mdl-db:<isa>.
+ */
+static const char migration_8[] =
+	"CREATE TABLE mdl_dbs ("
+	" id INTEGER PRIMARY KEY,"
+	" hash TEXT NOT NULL UNIQUE,"
+	" machine TEXT NOT NULL,"
+	" isa TEXT NOT NULL,"
+	" levels TEXT NOT NULL,"
+	" params TEXT NOT NULL,"
+	" campaign_id INTEGER REFERENCES campaigns(id) ON DELETE SET NULL,"
+	" env_id INTEGER REFERENCES environments(id) ON DELETE SET NULL,"
+	" created REAL NOT NULL DEFAULT (" NOW "));"
+	"CREATE INDEX mdl_dbs_isa ON mdl_dbs(isa, created);"
+	"CREATE TABLE mdl_seeds ("
+	" db_id INTEGER NOT NULL REFERENCES mdl_dbs(id) ON DELETE CASCADE,"
+	" name TEXT NOT NULL,"
+	" kind TEXT NOT NULL,"
+	" mdl TEXT NOT NULL,"
+	" f_load REAL, f_store REAL, f_streams REAL, f_add REAL, f_mul REAL,"
+	" PRIMARY KEY (db_id, name)) WITHOUT ROWID;"
+	"CREATE TABLE mdl_seed_perf ("
+	" db_id INTEGER NOT NULL REFERENCES mdl_dbs(id) ON DELETE CASCADE,"
+	" name TEXT NOT NULL,"
+	" level TEXT NOT NULL,"
+	" value REAL,"
+	" unit TEXT,"
+	" source TEXT,"
+	" best_unroll INTEGER,"
+	" best_bundles INTEGER,"
+	" variant_id INTEGER REFERENCES variants(id) ON DELETE SET NULL,"
+	" spread REAL,"
+	" variants INTEGER,"
+	" flags TEXT,"
+	" PRIMARY KEY (db_id, name, level)) WITHOUT ROWID;";
+
 /* Append only. Entry i takes the schema from version i to i + 1. */
 static const char *const migrations[] = {
 	migration_1,
@@ -291,6 +331,7 @@ static const char *const migrations[] = {
 	migration_5,
 	migration_6,
 	migration_7,
+	migration_8,
 };
 
 int lk_store_latest_version(void)

@@ -1,0 +1,435 @@
+/*
+ * The seed database build (doc/loopkit-mdl.md, "db"): seeds concretised
+ * per level and (unroll, bundles), recorded as ordinary variants of the
+ * campaign mdl-db:<isa> for the measure stage, and their figures read
+ * back as each seed's value per level. What measures them is not here:
+ * the CLI runs the measure stage between lk_mdl_db_record and
+ * lk_mdl_db_collect, and the two talk through the store.
+ */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loopkit/mdl.h"
+
+static const int unrolls[] = {1, 2, 4, 8};
+static const int bundle_counts[] = {1, 2, 3};
+#define BEST_KEPT 3
+
+/* ---- The seeds. ---- */
+
+static int load_seed(struct lk_ctx *ctx, const char *dir, const char *name,
+		     struct lk_mdl_db_seed *out)
+{
+	size_t len, i;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	out->name = lk_strdup(name);
+	out->path = lk_asprintf("%s/%s.mdl", dir, name);
+	if (!lk_path_exists(out->path))
+		return lk_error(ctx, LK_EINPUT, "%s: no such seed (in %s)",
+				name, dir);
+	if ((ret = lk_file_read(ctx, out->path, &out->text, &len)) ||
+	    (ret = lk_mdl_parse(ctx, out->path, out->text, len, &out->mdl)) ||
+	    (ret = lk_mdl_features(ctx, out->path, &out->mdl, -1, out->f)))
+		return ret;
+	for (i = 0; i < out->mdl.nmeta; i++)
+		if (!strcmp(out->mdl.meta[i].key, "kind"))
+			out->kind = lk_strdup(out->mdl.meta[i].text);
+	if (!out->kind)
+		out->kind = lk_strdup("");
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every NAME of dir/NAME.mdl, sorted. */
+static int list_seeds(struct lk_ctx *ctx, const char *dir,
+		      struct lk_strv *out)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t len;
+
+	if (!d)
+		return lk_error_errno(ctx, "cannot open the seed directory %s",
+				      dir);
+	while ((e = readdir(d))) {
+		len = strlen(e->d_name);
+		if (len > 4 && !strcmp(e->d_name + len - 4, ".mdl"))
+			lk_strv_push_take(out, lk_asprintf("%.*s",
+							   (int)(len - 4),
+							   e->d_name));
+	}
+	closedir(d);
+	if (out->n)
+		qsort(out->v, out->n, sizeof(*out->v), by_name);
+	if (!out->n)
+		return lk_error(ctx, LK_ENOTFOUND, "%s: no seed (*.mdl)", dir);
+	return 0;
+}
+
+int lk_mdl_db_plan_init(struct lk_ctx *ctx, struct lk_mdl_db_plan *p,
+			const char *dir, const struct lk_strv *names,
+			const struct lk_mdl_machine *machine,
+			unsigned levels, enum lk_mdl_explore explore)
+{
+	struct lk_strv all = LK_STRV_INIT;
+	const struct lk_strv *use = names;
+	size_t i;
+	int ret = 0;
+
+	memset(p, 0, sizeof(*p));
+	p->machine = machine;
+	p->levels = levels;
+	p->explore = explore;
+	if (!names || !names->n) {
+		ret = list_seeds(ctx, dir, &all);
+		use = &all;
+	}
+	if (!ret)
+		p->seeds = lk_calloc(use->n + 1, sizeof(*p->seeds));
+	for (i = 0; !ret && i < use->n; i++) {
+		ret = load_seed(ctx, dir, use->v[i], &p->seeds[i]);
+		p->nseeds = i + 1;
+	}
+	lk_strv_release(&all);
+	return ret;
+}
+
+void lk_mdl_db_plan_release(struct lk_mdl_db_plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nseeds; i++) {
+		free(p->seeds[i].name);
+		free(p->seeds[i].kind);
+		free(p->seeds[i].text);
+		free(p->seeds[i].path);
+		lk_mdl_release(&p->seeds[i].mdl);
+	}
+	free(p->seeds);
+	free(p->units);
+	memset(p, 0, sizeof(*p));
+}
+
+/* ---- Recording the units as variants. ---- */
+
+/* iterations-per-step=N from the generated file's first line. */
+static long header_iterations(const struct lk_buf *c)
+{
+	const char *key = "iterations-per-step=";
+	const char *end = memchr(c->buf, '\n', c->len);
+	const char *at = strstr(c->buf, key);
+
+	if (!at || (end && at > end))
+		return 0;
+	return strtol(at + strlen(key), NULL, 10);
+}
+
+static int write_object(struct lk_ctx *ctx, struct lk_store *s,
+			const struct lk_buf *c, char *hash, char **path)
+{
+	char *dir;
+	int ret;
+
+	lk_hash_buf(c->buf, c->len, hash);
+	*path = lk_store_object_path(s, hash, ".c");
+	if (lk_path_exists(*path))
+		return 0;
+	dir = lk_path_dirname(*path);
+	ret = lk_mkdir_p(ctx, dir, 0777);
+	free(dir);
+	return ret ? ret : lk_file_write_atomic(ctx, *path, c->buf, c->len);
+}
+
+/* The variant of unit u: its C file, keyed by the file's content. */
+static int record_unit(struct lk_ctx *ctx, struct lk_store *s,
+		       int64_t campaign, const struct lk_mdl_db_plan *p,
+		       struct lk_mdl_db_unit *u)
+{
+	const struct lk_mdl_db_seed *seed = &p->seeds[u->seed];
+	struct lk_mdl_concrete_opts o;
+	struct lk_buf c = LK_BUF_INIT;
+	char src_hash[LK_HASH_HEX], hash[LK_HASH_HEX], num[3][24];
+	struct lk_hash h;
+	char *path = NULL;
+	int ret;
+
+	lk_mdl_concrete_opts_init(&o);
+	o.level = u->level;
+	o.unroll = u->unroll;
+	o.bundles = u->bundles;
+	o.source = seed->name;
+	if ((ret = lk_mdl_concretize(ctx, &seed->mdl, p->machine, &o, &c)) ||
+	    (ret = write_object(ctx, s, &c, src_hash, &path)))
+		goto out;
+	u->iterations = header_iterations(&c);
+	if (u->iterations <= 0) {
+		ret = lk_error(ctx, LK_EINTERNAL, "%s: no iterations-per-step "
+			       "in the generated header", seed->path);
+		goto out;
+	}
+	snprintf(num[0], sizeof(num[0]), "%d", u->unroll);
+	snprintf(num[1], sizeof(num[1]), "%d", u->bundles);
+	snprintf(num[2], sizeof(num[2]), "%ld", u->iterations);
+	{
+		const struct lk_param params[] = {
+			{"seed", seed->name}, {"isa", p->machine->name},
+			{"level", lk_mdl_level_name(u->level)},
+			{"unroll", num[0]}, {"bundles", num[1]},
+			{"iterations-per-step", num[2]}};
+		struct lk_variant_rec rec;
+
+		lk_hash_init(&h);
+		lk_hash_add_str(&h, src_hash);
+		lk_hash_add_str(&h, "gcc -O2");
+		lk_hash_final(&h, hash);
+		rec = (struct lk_variant_rec){hash, path, src_hash, "gcc",
+					      "default", "-O2", params,
+					      LK_ARRAY_SIZE(params)};
+		ret = lk_store_variant_put(ctx, s, campaign, &rec,
+					   &u->variant_id);
+	}
+out:
+	free(path);
+	lk_buf_release(&c);
+	return ret;
+}
+
+static void add_unit(struct lk_mdl_db_plan *p, size_t *alloc, size_t seed,
+		     enum lk_mdl_level level, int unroll, int bundles)
+{
+	LK_GROW(p->units, p->nunits + 1, *alloc);
+	p->units[p->nunits++] = (struct lk_mdl_db_unit){seed, level, unroll,
+							 bundles, 0, 0};
+}
+
+/* Phase 0: every (unroll, bundles) at L1 (default) or at every level
+ * (full); (8, 1) at every level (minimal). */
+static void plan_phase0(struct lk_mdl_db_plan *p, size_t *alloc)
+{
+	size_t s, i, j;
+	int l;
+
+	for (s = 0; s < p->nseeds; s++)
+		for (l = LK_MDL_L1; l <= LK_MDL_RAM; l++) {
+			int wanted = (p->levels >> l) & 1;
+
+			if (p->explore == LK_MDL_EXPLORE_MINIMAL) {
+				if (wanted)
+					add_unit(p, alloc, s, l, 8, 1);
+				continue;
+			}
+			if (!(l == LK_MDL_L1 ||
+			      (wanted && p->explore == LK_MDL_EXPLORE_FULL)))
+				continue;
+			for (i = 0; i < LK_ARRAY_SIZE(unrolls); i++)
+				for (j = 0; j < LK_ARRAY_SIZE(bundle_counts);
+				     j++)
+					add_unit(p, alloc, s, l, unrolls[i],
+						 bundle_counts[j]);
+		}
+}
+
+/* A unit's measured cycles per canonical iteration; 0 when none. */
+static int unit_value(struct lk_ctx *ctx, struct lk_store *s,
+		      const struct lk_mdl_db_unit *u, double *value,
+		      struct lk_run_figure *fig)
+{
+	int ret = lk_store_run_figure(ctx, s, u->variant_id, "cycles", fig);
+
+	*value = 0;
+	if (ret)
+		return ret;
+	if (fig->status && (!strcmp(fig->status, "ok") ||
+			    !strcmp(fig->status, "unstable")) &&
+	    fig->has_value && fig->value > 0)
+		*value = fig->value / (double)u->iterations;
+	return 0;
+}
+
+/* Phase 1: the seed's best BEST_KEPT distinct L1 variants at the other
+ * levels. */
+static int plan_phase1(struct lk_ctx *ctx, struct lk_store *s,
+		       struct lk_mdl_db_plan *p, size_t *alloc, size_t seed,
+		       size_t nl1)
+{
+	double best[BEST_KEPT] = {0};
+	size_t at[BEST_KEPT] = {0}, i, k, m;
+	int l, ret = 0;
+
+	for (i = 0; !ret && i < nl1; i++) {
+		struct lk_run_figure fig;
+		double v;
+
+		if (p->units[i].seed != seed || p->units[i].level != LK_MDL_L1)
+			continue;
+		ret = unit_value(ctx, s, &p->units[i], &v, &fig);
+		lk_run_figure_release(&fig);
+		/* Units whose files are identical (bundles beyond what a
+		 * seed can split into) share a variant: keep one of them. */
+		for (k = 0; k < BEST_KEPT; k++)
+			if (best[k] > 0 && p->units[at[k]].variant_id ==
+					   p->units[i].variant_id)
+				v = 0;
+		for (k = 0; !ret && v > 0 && k < BEST_KEPT; k++) {
+			if (best[k] > 0 && best[k] <= v)
+				continue;
+			for (m = BEST_KEPT - 1; m > k; m--) {
+				best[m] = best[m - 1];
+				at[m] = at[m - 1];
+			}
+			best[k] = v;
+			at[k] = i;
+			break;
+		}
+	}
+	for (l = LK_MDL_L2; !ret && l <= LK_MDL_RAM; l++)
+		for (k = 0; (p->levels >> l) & 1 && k < BEST_KEPT; k++)
+			if (best[k] > 0)
+				add_unit(p, alloc, seed, l,
+					 p->units[at[k]].unroll,
+					 p->units[at[k]].bundles);
+	return ret;
+}
+
+int lk_mdl_db_record(struct lk_ctx *ctx, struct lk_store *s,
+		     int64_t campaign, struct lk_mdl_db_plan *p, int phase,
+		     size_t *added)
+{
+	size_t alloc = p->nunits, first = p->nunits, i;
+	int ret = 0;
+
+	if (phase == 0)
+		plan_phase0(p, &alloc);
+	else if (p->explore == LK_MDL_EXPLORE_DEFAULT)
+		for (i = 0; !ret && i < p->nseeds; i++)
+			ret = plan_phase1(ctx, s, p, &alloc, i, first);
+	for (i = first; !ret && i < p->nunits; i++)
+		ret = record_unit(ctx, s, campaign, p, &p->units[i]);
+	*added = p->nunits - first;
+	return ret;
+}
+
+/* ---- Collecting the values. ---- */
+
+static void keep_best(struct lk_ctx *ctx, struct lk_store *s,
+		      const struct lk_mdl_db_plan *p, size_t seed,
+		      enum lk_mdl_level level, struct lk_mdl_perf_row *r)
+{
+	size_t i;
+
+	for (i = 0; i < p->nunits; i++) {
+		const struct lk_mdl_db_unit *u = &p->units[i];
+		struct lk_run_figure fig;
+		double v;
+
+		if (u->seed != seed || u->level != level ||
+		    unit_value(ctx, s, u, &v, &fig) || v <= 0) {
+			lk_run_figure_release(&fig);
+			continue;
+		}
+		r->variants++;
+		if (!r->has_value || v < r->value) {
+			r->has_value = 1;
+			r->value = v;
+			r->best_unroll = u->unroll;
+			r->best_bundles = u->bundles;
+			r->variant_id = u->variant_id;
+			r->spread = fig.spread;
+			free(r->source);
+			r->source = lk_strdup(fig.source);
+		}
+		lk_run_figure_release(&fig);
+	}
+}
+
+static void collect_level(struct lk_ctx *ctx, struct lk_store *s,
+			  const struct lk_mdl_db_plan *p, size_t seed,
+			  enum lk_mdl_level level, struct lk_mdl_perf_row *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->seed = lk_strdup(p->seeds[seed].name);
+	r->level = lk_strdup(lk_mdl_level_name(level));
+	r->unit = lk_strdup("cycles/iter");
+	keep_best(ctx, s, p, seed, level, r);
+	if (!r->source)
+		r->source = lk_strdup("");
+	r->flags = lk_strdup(!r->has_value ? "not-measured" :
+			     strcmp(r->source, "tsc-calibrated") ?
+			     "not-tsc-calibrated" : "");
+}
+
+static char *levels_text(unsigned levels)
+{
+	struct lk_strv v = LK_STRV_INIT;
+	char *text;
+	int l;
+
+	for (l = LK_MDL_L1; l <= LK_MDL_RAM; l++)
+		if ((levels >> l) & 1)
+			lk_strv_push(&v, lk_mdl_level_name(l));
+	text = lk_strv_join(&v, ",");
+	lk_strv_release(&v);
+	return text;
+}
+
+static const char *const explore_names[] = {"default", "full", "minimal"};
+
+static void db_identity(const struct lk_mdl_db_plan *p, const char *method,
+			struct lk_mdl_db_row *out)
+{
+	struct lk_hash h;
+	size_t i;
+
+	out->isa = lk_strdup(p->machine->name);
+	out->levels = levels_text(p->levels);
+	out->params = lk_asprintf("explore=%s seeds=%zu method=%s",
+				  explore_names[p->explore], p->nseeds,
+				  method);
+	lk_hash_init(&h);
+	lk_hash_add_str(&h, out->isa);
+	lk_hash_add_str(&h, out->levels);
+	lk_hash_add_str(&h, out->params);
+	for (i = 0; i < p->nseeds; i++) {
+		lk_hash_add_str(&h, p->seeds[i].name);
+		lk_hash_add_str(&h, p->seeds[i].text);
+	}
+	out->hash = lk_calloc(LK_HASH_HEX, 1);
+	lk_hash_final(&h, out->hash);
+}
+
+int lk_mdl_db_collect(struct lk_ctx *ctx, struct lk_store *s,
+		      const struct lk_mdl_db_plan *p, const char *method,
+		      int64_t campaign, struct lk_mdl_db_row *out)
+{
+	size_t i, n = 0;
+	int l;
+
+	memset(out, 0, sizeof(*out));
+	db_identity(p, method, out);
+	out->machine = lk_strdup("");
+	out->campaign_id = campaign;
+	out->seeds = lk_calloc(p->nseeds + 1, sizeof(*out->seeds));
+	out->perf = lk_calloc(p->nseeds * 4 + 1, sizeof(*out->perf));
+	for (i = 0; i < p->nseeds; i++) {
+		struct lk_mdl_seed_row *r = &out->seeds[i];
+
+		r->name = lk_strdup(p->seeds[i].name);
+		r->kind = lk_strdup(p->seeds[i].kind);
+		r->mdl = lk_strdup(p->seeds[i].text);
+		memcpy(r->features, p->seeds[i].f, sizeof(r->features));
+		for (l = LK_MDL_L1; l <= LK_MDL_RAM; l++)
+			if ((p->levels >> l) & 1)
+				collect_level(ctx, s, p, i, l, &out->perf[n++]);
+	}
+	out->nseeds = p->nseeds;
+	out->nperf = n;
+	lk_ctx_clear(ctx);
+	return 0;
+}

@@ -1,0 +1,153 @@
+/*
+ * The k-NN's feature vector of a description (doc/loopkit-mdl.md,
+ * "predict"): loads and stores per stream, streams, adds and muls, in
+ * elements per canonical iteration, so that coalescing (one 24-byte
+ * access = three 8-byte ones) does not change them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "loopkit/mdl.h"
+
+struct leaves {
+	const struct lk_mdl_ukernel **uks;
+	size_t n, alloc;
+};
+
+static void collect(struct leaves *lv, const struct lk_mdl_loop *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nukernels; i++) {
+		LK_GROW(lv->uks, lv->n + 1, lv->alloc);
+		lv->uks[lv->n++] = &l->ukernels[i];
+	}
+	for (i = 0; i < l->nloops; i++)
+		collect(lv, &l->loops[i]);
+}
+
+size_t lk_mdl_ukernel_count(const struct lk_mdl *m)
+{
+	struct leaves lv = {0};
+	size_t n;
+
+	collect(&lv, &m->body);
+	n = lv.n;
+	free(lv.uks);
+	return n;
+}
+
+static int value_of(struct lk_ctx *ctx, const char *file,
+		    const struct lk_mdl *m, const struct lk_mdl_value *v,
+		    long long *out)
+{
+	size_t i;
+
+	if (!v->name) {
+		*out = v->num;
+		return 0;
+	}
+	for (i = 0; i < m->nscalars; i++)
+		if (!strcmp(m->scalars[i].name, v->name)) {
+			*out = m->scalars[i].value;
+			return 0;
+		}
+	return lk_error(ctx, LK_EINPUT, "%s: scalar '%s' is not declared",
+			file, v->name);
+}
+
+struct tally {
+	long long in_bytes, out_bytes, add, mul;
+	int elem;                   /* 8, or 4 when a size needs it */
+	unsigned char *flows;       /* by flow index: accessed */
+};
+
+static int tally_accesses(struct lk_ctx *ctx, const char *file,
+			  const struct lk_mdl *m,
+			  const struct lk_mdl_access *a, size_t n,
+			  long long *bytes, struct tally *t)
+{
+	long long size;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		if ((ret = value_of(ctx, file, m, &a[i].size, &size)))
+			return ret;
+		if (size <= 0 || size % 4)
+			return lk_error(ctx, LK_EINPUT, "%s: flow %s: size %lld "
+					"is not a whole number of 4- or 8-byte "
+					"elements", file,
+					m->flows[a[i].flow].name, size);
+		if (size % 8)
+			t->elem = 4;
+		*bytes += size;
+		t->flows[a[i].flow] = 1;
+	}
+	return 0;
+}
+
+static int tally_ukernel(struct lk_ctx *ctx, const char *file,
+			 const struct lk_mdl *m,
+			 const struct lk_mdl_ukernel *u, struct tally *t)
+{
+	long long add, mul;
+	int ret;
+
+	if ((ret = value_of(ctx, file, m, &u->add, &add)) ||
+	    (ret = value_of(ctx, file, m, &u->mul, &mul)))
+		return ret;
+	if (add < 0 || mul < 0)
+		return lk_error(ctx, LK_EINPUT, "%s: Add: %lld Mul: %lld: "
+				"counts cannot be negative", file, add, mul);
+	t->add += add;
+	t->mul += mul;
+	if ((ret = tally_accesses(ctx, file, m, u->in, u->nin,
+				  &t->in_bytes, t)))
+		return ret;
+	return tally_accesses(ctx, file, m, u->out, u->nout, &t->out_bytes,
+			      t);
+}
+
+static void to_features(const struct lk_mdl *m, const struct tally *t,
+			double *f)
+{
+	size_t i, streams = 0;
+
+	for (i = 0; i < m->nflows; i++)
+		streams += t->flows[i];
+	memset(f, 0, LK_MDL_NFEATURES * sizeof(*f));
+	if (streams) {
+		f[0] = (double)(t->in_bytes / t->elem) / (double)streams;
+		f[1] = (double)(t->out_bytes / t->elem) / (double)streams;
+	}
+	f[2] = (double)streams;
+	f[3] = (double)t->add;
+	f[4] = (double)t->mul;
+}
+
+int lk_mdl_features(struct lk_ctx *ctx, const char *file,
+		    const struct lk_mdl *m, long k, double *f)
+{
+	struct leaves lv = {0};
+	struct tally t = {0, 0, 0, 0, 8, NULL};
+	size_t i;
+	int ret = 0;
+
+	collect(&lv, &m->body);
+	t.flows = lk_calloc(m->nflows + 1, 1);
+	if (!lv.n)
+		ret = lk_error(ctx, LK_EINPUT, "%s: no µkernel (the innermost "
+			       "loop has none)", file);
+	else if (k >= (long)lv.n)
+		ret = lk_error(ctx, LK_EINPUT, "%s: no µkernel %ld (it has "
+			       "%zu)", file, k, lv.n);
+	for (i = 0; !ret && i < lv.n; i++)
+		if (k < 0 || (size_t)k == i)
+			ret = tally_ukernel(ctx, file, m, lv.uks[i], &t);
+	if (!ret)
+		to_features(m, &t, f);
+	free(t.flows);
+	free(lv.uks);
+	return ret;
+}

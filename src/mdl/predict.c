@@ -1,0 +1,123 @@
+/*
+ * Prediction of a description against a stored seed database: the
+ * k-NN over the seeds measured at one level, on the union of the
+ * µkernels (joint) or µkernel by µkernel (sum).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "loopkit/mdl.h"
+
+/* The seeds with a value at level, as k-NN seeds (names borrowed). */
+static size_t level_seeds(const struct lk_mdl_db_row *db,
+			  enum lk_mdl_level level,
+			  struct lk_mdl_knn_seed **out, size_t **index)
+{
+	size_t *idx = lk_calloc(db->nseeds + 1, sizeof(*idx));
+	const char *name = lk_mdl_level_name(level);
+	struct lk_mdl_knn_seed *v = lk_calloc(db->nseeds + 1, sizeof(*v));
+	size_t i, j, n = 0;
+
+	for (i = 0; i < db->nperf; i++) {
+		const struct lk_mdl_perf_row *p = &db->perf[i];
+
+		if (!p->has_value || strcmp(p->level, name))
+			continue;
+		for (j = 0; j < db->nseeds; j++)
+			if (!strcmp(db->seeds[j].name, p->seed))
+				break;
+		if (j == db->nseeds)
+			continue;
+		idx[n] = j;
+		v[n].name = db->seeds[j].name;
+		memcpy(v[n].f, db->seeds[j].features, sizeof(v[n].f));
+		v[n++].perf = p->value;
+	}
+	*out = v;
+	*index = idx;
+	return n;
+}
+
+/* The steps of r, their seeds renumbered into the database's. */
+static void append_steps(struct lk_mdl_prediction *out,
+			 const struct lk_mdl_knn_result *r, size_t ukernel,
+			 const size_t *index)
+{
+	size_t i, n = out->nsteps + r->nsteps;
+
+	out->steps = lk_reallocarray(out->steps, n + 1, sizeof(*out->steps));
+	out->step_ukernel = lk_reallocarray(out->step_ukernel, n + 1,
+					    sizeof(*out->step_ukernel));
+	for (i = 0; i < r->nsteps; i++) {
+		out->steps[out->nsteps + i] = r->steps[i];
+		out->steps[out->nsteps + i].seed = index[r->steps[i].seed];
+		out->step_ukernel[out->nsteps + i] = ukernel;
+	}
+	out->nsteps = n;
+}
+
+/* One k-NN on the features of µkernel k (k < 0: all, joint). */
+static int predict_part(struct lk_ctx *ctx, const char *file,
+			const struct lk_mdl *m, long k,
+			const struct lk_mdl_knn_seed *seeds,
+			const size_t *index, size_t n,
+			const struct lk_mdl_predict_opts *o,
+			struct lk_mdl_prediction *out)
+{
+	struct lk_mdl_knn_result r;
+	double f[LK_MDL_NFEATURES];
+	int ret = lk_mdl_features(ctx, file, m, k, f);
+
+	if (ret)
+		return ret;
+	lk_mdl_knn(f, seeds, n, &o->knn, &r);
+	out->value += r.value;
+	if (r.residual > out->residual)
+		out->residual = r.residual;
+	append_steps(out, &r, k < 0 ? 0 : (size_t)k, index);
+	lk_mdl_knn_result_release(&r);
+	return 0;
+}
+
+int lk_mdl_predict(struct lk_ctx *ctx, const struct lk_mdl_db_row *db,
+		   const char *file, const struct lk_mdl *m,
+		   enum lk_mdl_level level,
+		   const struct lk_mdl_predict_opts *o,
+		   struct lk_mdl_prediction *out)
+{
+	struct lk_mdl_knn_seed *seeds = NULL;
+	size_t *index = NULL;
+	size_t k, nuk = lk_mdl_ukernel_count(m);
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->level = level;
+	out->seeds = level_seeds(db, level, &seeds, &index);
+	if (!out->seeds)
+		ret = lk_error(ctx, LK_EINPUT, "the %s database %.12s has no "
+			       "seed measured at %s: build it with 'loopkit "
+			       "mdl db build --isa %s --levels %s'", db->isa,
+			       db->hash, lk_mdl_level_name(level), db->isa,
+			       lk_mdl_level_name(level));
+	else if (o->combine == LK_MDL_COMBINE_JOINT || nuk < 2)
+		ret = predict_part(ctx, file, m, -1, seeds, index,
+				   out->seeds, o, out);
+	for (k = 0; !ret && o->combine == LK_MDL_COMBINE_SUM && nuk > 1 &&
+		    k < nuk; k++)
+		ret = predict_part(ctx, file, m, (long)k, seeds, index,
+				   out->seeds, o, out);
+	free(seeds);
+	free(index);
+	if (ret)
+		lk_mdl_prediction_release(out);
+	return ret;
+}
+
+void lk_mdl_prediction_release(struct lk_mdl_prediction *p)
+{
+	if (!p)
+		return;
+	free(p->steps);
+	free(p->step_ukernel);
+	memset(p, 0, sizeof(*p));
+}

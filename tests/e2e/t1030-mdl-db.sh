@@ -1,0 +1,123 @@
+# loopkit mdl db build|show|export and mdl predict on a tiny database
+# (three seeds, scalar code, L1 and RAM, one (unroll, bundles) each):
+# values positive and tsc-calibrated, RAM >= L1 for the memory-only
+# seeds, two load streams >= 0.8 x one at L1; a rerun measures nothing;
+# a build killed with -9 completes on a rerun with only what was missing;
+# predict of a seed's own MDL gives its stored value; bad input exits 2
+# with one line and changes nothing stored.
+. tests/e2e/lib.sh
+cd "$TMPD"
+seeds=L1S0,L2S0,L1S0A1M1
+build="$LOOPKIT mdl db build --isa scalar --levels L1,RAM --explore minimal -q"
+
+$build -o d --seeds $seeds >build1.out || fail "build: $(cat build1.out)"
+grep -q '^mdl-db:scalar: 3 seeds, 6 units (6 variants), 6 measured now, 0 stored earlier, 0 not ok; database [0-9a-f]\{12\}' \
+	build1.out || fail "first build: $(cat build1.out)"
+"$LOOPKIT" mdl db export -o d >db1.csv || fail "export"
+"$LOOPKIT" mdl db show -o d >show.txt || fail "show"
+grep -q '^L2S0 ' show.txt || fail "show: $(cat show.txt)"
+python3 - db1.csv <<'PY' || fail "properties: $(cat db1.csv)"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 6, rows
+v = {}
+for r in rows:
+    assert r["isa"] == "scalar" and r["unit"] == "cycles/iter", r
+    assert r["source"] == "tsc-calibrated" and r["flags"] == "", r
+    assert float(r["value"]) > 0, r
+    v[r["seed"], r["level"]] = float(r["value"])
+for s in ("L1S0", "L2S0"):          # memory-only seeds
+    assert v[s, "RAM"] >= v[s, "L1"], (s, v)
+assert v["L2S0", "L1"] >= 0.8 * v["L1S0", "L1"], v
+f = {r["seed"]: (r["f_load"], r["f_streams"], r["f_add"]) for r in rows}
+assert f["L2S0"] == ("1", "2", "0") and f["L1S0A1M1"][2] == "1", f
+print("L1S0 L1 %.4g RAM %.4g, L2S0 L1 %.4g RAM %.4g cycles/iter" % (
+    v["L1S0", "L1"], v["L1S0", "RAM"], v["L2S0", "L1"], v["L2S0", "RAM"]))
+PY
+
+# A rerun measures nothing and stores the same database.
+runs() { sqlite3 "$1/store.db" 'SELECT count(*) FROM runs'; }
+n1=$(runs d)
+$build -o d --seeds $seeds >build2.out || fail "rerun: $(cat build2.out)"
+grep -q ' 0 measured now, 6 stored earlier, 0 not ok' build2.out ||
+	fail "rerun: $(cat build2.out)"
+[ "$(runs d)" = "$n1" ] || fail "rerun added runs: $n1 -> $(runs d)"
+"$LOOPKIT" mdl db export -o d >db2.csv
+cmp -s db1.csv db2.csv || fail "rerun changed the database"
+
+# predict: a seed's own description gives its stored value, per level.
+"$LOOPKIT" mdl predict seed:L2S0 -o d --isa scalar --json >p.json ||
+	fail "predict: $(cat p.json)"
+python3 - p.json db1.csv <<'PY' || fail "predict: $(cat p.json)"
+import csv, json, sys
+p = json.load(open(sys.argv[1]))
+v = {(r["seed"], r["level"]): float(r["value"])
+     for r in csv.DictReader(open(sys.argv[2]))}
+assert [x["level"] for x in p["predictions"]] == ["L1", "RAM"], p
+for x in p["predictions"]:
+    want = v["L2S0", x["level"]]
+    assert abs(x["value"] - want) <= 1e-9 * want, (x, want)
+    assert x["source"] == "tsc-calibrated" and x["residual"] == 0, x
+    assert [s["seed"] for s in x["trace"]] == ["L2S0"], x
+PY
+"$LOOPKIT" mdl predict seed:L1S0A1M1 -o d --isa scalar --level L1 --trace \
+	>trace.txt || fail "trace"
+grep -q '^L1 .*cycles/iter (tsc-calibrated' trace.txt || fail "$(cat trace.txt)"
+grep -q '^  step 1: .* seed L1S0A1M1 scale 1 residual 0$' trace.txt ||
+	fail "trace: $(cat trace.txt)"
+
+# kill -9 in the middle of a build, then a rerun finishes the rest.
+$build -o k --seeds $seeds --levels L1,L2,L3,RAM >kill.out 2>&1 &
+pid=$!
+i=0
+while [ "$(sqlite3 k/store.db 'SELECT count(*) FROM runs' 2>/dev/null || echo 0)" -lt 2 ]; do
+	i=$((i + 1))
+	[ $i -lt 600 ] || fail "no run stored after 60 s"
+	kill -0 $pid 2>/dev/null || fail "build ended before the kill: $(cat kill.out)"
+	sleep 0.1
+done
+kill -9 $pid
+wait $pid 2>/dev/null || true
+done_before=$(runs k)
+[ "$done_before" -lt 12 ] || fail "the build had finished: $done_before runs"
+$build -o k --seeds $seeds --levels L1,L2,L3,RAM >resume.out ||
+	fail "resume: $(cat resume.out)"
+sed -n 's/.* 12 units (12 variants), \([0-9]*\) measured now, \([0-9]*\) stored earlier, 0 not ok.*/\1 \2/p' \
+	resume.out >counts
+read now earlier <counts || fail "resume: $(cat resume.out)"
+[ "$earlier" -ge "$done_before" ] && [ $((now + earlier)) = 12 ] ||
+	fail "resume measured $now, kept $earlier of $done_before: $(cat resume.out)"
+"$LOOPKIT" mdl db export -o k | grep -c ',tsc-calibrated,' | grep -qx 12 ||
+	fail "resumed database: $("$LOOPKIT" mdl db export -o k)"
+
+# Bad input: one line, exit 2, nothing stored changes.
+expect2() {
+	want=$1; shift
+	set +e
+	"$LOOPKIT" "$@" >out 2>err; rc=$?
+	set -e
+	[ $rc = 2 ] || fail "$* exited $rc: $(cat err)"
+	head -1 err | grep -q -- "^loopkit: error: .*$want" || fail "$*: $(cat err)"
+	[ "$(wc -l <err)" = 1 ] || sed -n '2,$p' err | grep -q "^(see 'loopkit" ||
+		fail "$*: more than one line: $(cat err)"
+}
+printf 'MDL 1\nMeta:\nData:\nBody:\nTrip: 4\nI/O: In: Out:\nLoopBody:\n  In: b\n' >bad.mdl
+expect2 "bad.mdl:8:7: " mdl predict bad.mdl -o d --isa scalar
+expect2 "none.mdl" mdl predict none.mdl -o d --isa scalar
+expect2 "empty: no MDL database for scalar: build it with 'loopkit mdl db build --isa scalar -o empty'" \
+	mdl predict seed:L1S0 -o empty --isa scalar
+expect2 "d: no MDL database for sse" mdl predict seed:L1S0 -o d --isa sse
+expect2 "--level: 'L4'" mdl predict seed:L1S0 -o d --level L4
+expect2 "--combine: 'max'" mdl predict seed:L1S0 -o d --combine max
+expect2 "unrecognized option\|unknown option" mdl predict seed:L1S0 --frob
+expect2 "--explore: 'some'" mdl db build -o d --explore some
+expect2 "--level(s): 'L9'" mdl db build -o d --levels L1,L9
+expect2 "nosuch: no such seed" mdl db build -o d --isa scalar --seeds L1S0,nosuch
+expect2 "unknown ISA class 'mmx'" mdl db build -o d --isa mmx
+expect2 "expected build, show or export" mdl db
+expect2 "empty: no campaign store" mdl db show -o empty
+[ ! -e empty ] || fail "an error created a store"
+"$LOOPKIT" mdl db export -o d >db3.csv
+cmp -s db1.csv db3.csv || fail "an error changed the database"
+[ "$(runs d)" = "$n1" ] || fail "an error added runs"
+echo ok

@@ -1,0 +1,263 @@
+/*
+ * mdl prediction: the feature vector of a description (elements per
+ * canonical iteration, joint and per µkernel), the iterative k-NN's
+ * properties (a seed predicts itself in one step, scaling and sums are
+ * exact, the residual never goes negative, at most kmax steps, orders),
+ * and lk_mdl_predict over a database row (seed names in the trace, a
+ * level without values refused).
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loopkit/mdl.h"
+
+TestSuite(mdl_knn);
+
+static void parse(const char *text, struct lk_mdl *m)
+{
+	struct lk_ctx ctx;
+
+	lk_ctx_init(&ctx);
+	cr_assert_eq(lk_mdl_parse(&ctx, "t.mdl", text, strlen(text), m), 0,
+		     "%s", ctx.msg);
+}
+
+static const char two_uks[] =
+	"MDL 1\nMeta:\nData:\n  flow a\n  flow b\n  flow c\n"
+	"  scalar n = 64\n  scalar k = 3\nBody:\nTrip: n\n"
+	"I/O: In: a n*8 b n*8 Out: c n*8\nLoopBody:\n"
+	"  In:  a Stride: 24 Offset: 0 Size: 24\n"
+	"       b Stride: 8 Offset: 0 Size: 8\n"
+	"  Out: c Stride: 8 Offset: 0 Size: 8\n"
+	"  Add: 2 Mul: k\n"
+	"  In:  a Stride: 8 Offset: 0 Size: 8\n"
+	"  Out:\n"
+	"  Add: 1 Mul: 0\n";
+
+Test(mdl_knn, features_joint_and_per_ukernel)
+{
+	struct lk_ctx ctx;
+	struct lk_mdl m;
+	double f[LK_MDL_NFEATURES];
+
+	lk_ctx_init(&ctx);
+	parse(two_uks, &m);
+	cr_assert_eq(lk_mdl_ukernel_count(&m), 2);
+	/* Joint: loads 3 + 1 + 1 = 5 elements, 1 store, 3 streams. */
+	cr_assert_eq(lk_mdl_features(&ctx, "t.mdl", &m, -1, f), 0, "%s",
+		     ctx.msg);
+	cr_assert_float_eq(f[0], 5.0 / 3, 1e-12);
+	cr_assert_float_eq(f[1], 1.0 / 3, 1e-12);
+	cr_assert_eq(f[2], 3);
+	cr_assert_eq(f[3], 3);
+	cr_assert_eq(f[4], 3);     /* the scalar k */
+	cr_assert_eq(lk_mdl_features(&ctx, "t.mdl", &m, 1, f), 0);
+	cr_assert(f[0] == 1 && f[1] == 0 && f[2] == 1 && f[3] == 1 &&
+		  f[4] == 0);
+	cr_assert_eq(lk_mdl_features(&ctx, "t.mdl", &m, 2, f), LK_EINPUT);
+	cr_assert(strstr(ctx.msg, "t.mdl: no µkernel 2 (it has 2)"), "%s",
+		  ctx.msg);
+	lk_mdl_release(&m);
+}
+
+Test(mdl_knn, features_four_byte_elements_and_errors)
+{
+	static const char f4[] =
+		"MDL 1\nMeta:\nData:\n  flow a\nBody:\nTrip: 4\n"
+		"I/O: In: a 16 Out:\nLoopBody:\n"
+		"  In:  a Stride: 12 Offset: 0 Size: 12\n  Out:\n"
+		"  Add: 0 Mul: 0\n";
+	static const char none[] =
+		"MDL 1\nMeta:\nData:\nBody:\nTrip: 4\nI/O: In: Out:\n"
+		"LoopBody:\n";
+	struct lk_ctx ctx;
+	struct lk_mdl m;
+	double f[LK_MDL_NFEATURES];
+
+	lk_ctx_init(&ctx);
+	parse(f4, &m);
+	cr_assert_eq(lk_mdl_features(&ctx, "t.mdl", &m, -1, f), 0);
+	cr_assert_eq(f[0], 3);     /* 12 bytes = three 4-byte elements */
+	lk_mdl_release(&m);
+	parse(none, &m);
+	cr_assert_eq(lk_mdl_features(&ctx, "n.mdl", &m, -1, f), LK_EINPUT);
+	cr_assert(strstr(ctx.msg, "n.mdl: no µkernel"), "%s", ctx.msg);
+	lk_mdl_release(&m);
+}
+
+/* A small database: two one-stream loads, a store, arithmetic. */
+static const struct lk_mdl_knn_seed db[] = {
+	{"L1S0", {1, 0, 1, 0, 0}, 0.25},
+	{"L2S0", {1, 0, 2, 0, 0}, 0.5},
+	{"S", {0, 1, 1, 0, 0}, 0.75},
+	{"A1M1", {0, 0, 0, 1, 1}, 1.5},
+	{"zero", {0, 0, 0, 0, 0}, 99},
+};
+#define NDB (sizeof(db) / sizeof(db[0]))
+
+static struct lk_mdl_knn_opts opts(void)
+{
+	struct lk_mdl_knn_opts o;
+
+	lk_mdl_knn_opts_init(&o);
+	return o;
+}
+
+Test(mdl_knn, a_seed_predicts_itself_in_one_step)
+{
+	struct lk_mdl_knn_opts o = opts();
+	struct lk_mdl_knn_result r;
+	size_t i;
+
+	cr_assert_eq(o.kmax, 8);
+	cr_assert_eq(o.orders, 1);
+	for (i = 0; i + 1 < NDB; i++) {
+		lk_mdl_knn(db[i].f, db, NDB, &o, &r);
+		cr_assert_eq(r.nsteps, 1, "%s", db[i].name);
+		cr_assert_eq(r.steps[0].seed, i);
+		cr_assert_eq(r.steps[0].scale, 1);
+		cr_assert_eq(r.value, db[i].perf, "%s", db[i].name);
+		cr_assert_eq(r.residual, 0);
+		lk_mdl_knn_result_release(&r);
+	}
+}
+
+Test(mdl_knn, twice_a_seed_is_twice_its_performance)
+{
+	/* In a database where the seed is alone along its direction. */
+	static const struct lk_mdl_knn_seed one[] = {
+		{"A1M1", {0, 0, 0, 1, 1}, 1.5}, {"S", {0, 1, 1, 0, 0}, 0.75}};
+	const double t[] = {0, 0, 0, 2, 2};
+	struct lk_mdl_knn_opts o = opts();
+	struct lk_mdl_knn_result r;
+
+	lk_mdl_knn(t, one, 2, &o, &r);
+	cr_assert_eq(r.nsteps, 1);
+	cr_assert_float_eq(r.value, 3.0, 1e-12);
+	cr_assert_float_eq(r.steps[0].scale, 2.0, 1e-12);
+	lk_mdl_knn_result_release(&r);
+}
+
+Test(mdl_knn, disjoint_seeds_add_up)
+{
+	/* S (a store stream) and A1M1 (arithmetic) share no feature. */
+	const double t[] = {0, 1, 1, 1, 1};
+	struct lk_mdl_knn_opts o = opts();
+	struct lk_mdl_knn_result r;
+
+	lk_mdl_knn(t, db, NDB, &o, &r);
+	cr_assert_eq(r.nsteps, 2);
+	cr_assert_float_eq(r.value, 0.75 + 1.5, 1e-12);
+	cr_assert_eq(r.residual, 0);
+	lk_mdl_knn_result_release(&r);
+}
+
+Test(mdl_knn, residual_never_negative_and_kmax_bounds_steps)
+{
+	struct lk_mdl_knn_opts o = opts();
+	struct lk_mdl_knn_result r;
+	double t[LK_MDL_NFEATURES];
+	unsigned seed = 12345;
+	int trial, k, kmax;
+	size_t i;
+
+	for (trial = 0; trial < 500; trial++) {
+		for (k = 0; k < LK_MDL_NFEATURES; k++) {
+			seed = seed * 1103515245u + 12345u;
+			t[k] = (double)(seed >> 16 & 0xff) / 16.0;
+		}
+		kmax = 1 + trial % 8;
+		o.kmax = kmax;
+		lk_mdl_knn(t, db, NDB, &o, &r);
+		cr_assert_leq(r.nsteps, (size_t)kmax);
+		cr_assert_geq(r.value, 0);
+		cr_assert_geq(r.residual, 0);
+		cr_assert_leq(r.residual, 1 + 1e-12);
+		for (i = 0; i < r.nsteps; i++) {
+			cr_assert_gt(r.steps[i].scale, 0);
+			cr_assert_geq(r.steps[i].residual, 0);
+			cr_assert_neq(r.steps[i].seed, NDB - 1,
+				      "the all-zero seed was chosen");
+			if (i)
+				cr_assert_leq(r.steps[i].residual,
+					      r.steps[i - 1].residual + 1e-12);
+		}
+		lk_mdl_knn_result_release(&r);
+	}
+}
+
+Test(mdl_knn, zero_target_and_empty_database)
+{
+	const double zero[LK_MDL_NFEATURES] = {0};
+	const double t[] = {1, 0, 1, 0, 0};
+	struct lk_mdl_knn_opts o = opts();
+	struct lk_mdl_knn_result r;
+
+	lk_mdl_knn(zero, db, NDB, &o, &r);
+	cr_assert_eq(r.value, 0);
+	cr_assert_eq(r.nsteps, 0);
+	lk_mdl_knn_result_release(&r);
+	lk_mdl_knn(t, db, 0, &o, &r);
+	cr_assert_eq(r.value, 0);
+	cr_assert_eq(r.residual, 1);
+	lk_mdl_knn_result_release(&r);
+}
+
+Test(mdl_knn, orders_weight_later_starts)
+{
+	/* Order 1 starts from L1S0 (exact: 0.25); order 2 from the second
+	 * nearest, L2S0, at scale <t,x>/<x,x> = 3/5, leaving r = (0.4, 0,
+	 * 0, 0, 0); then L1S0 seven times at half the residual's load each
+	 * (its stream count is not in r any more): scales 0.2, 0.1, ...
+	 * Final: (P1 + P2 / 2) / (1 + 1/2). */
+	const double t[] = {1, 0, 1, 0, 0};
+	struct lk_mdl_knn_opts o = opts();
+	struct lk_mdl_knn_result r;
+	double p2 = 0.5 * 0.6 + 0.25 * 0.4 * (1 - 1.0 / 128);
+
+	o.orders = 2;
+	lk_mdl_knn(t, db, NDB, &o, &r);
+	cr_assert_float_eq(r.value, (0.25 + p2 / 2) / 1.5, 1e-12,
+			   "%.17g", r.value);
+	cr_assert_eq(r.steps[0].order, 1);
+	cr_assert_eq(r.steps[r.nsteps - 1].order, 2);
+	lk_mdl_knn_result_release(&r);
+}
+
+Test(mdl_knn, predict_from_a_database_row)
+{
+	struct lk_mdl_seed_row seeds[] = {
+		{"L1S0", "multi-stream", "", {1, 0, 1, 0, 0}},
+		{"S", "one-stream", "", {0, 1, 1, 0, 0}}};
+	struct lk_mdl_perf_row perf[] = {
+		{"L1S0", "L1", 1, 0.5, "cycles/iter", "tsc-calibrated", 8, 1,
+		 0, 0, 1, ""},
+		{"S", "L1", 1, 0.25, "cycles/iter", "tsc-calibrated", 8, 1, 0,
+		 0, 1, ""},
+		{"L1S0", "RAM", 0, 0, "cycles/iter", "", 0, 0, 0, 0, 0,
+		 "not-measured"}};
+	struct lk_mdl_db_row row = {1, "abc", "m", "avx2", "L1,RAM", "", 0,
+				    0, 0, seeds, 2, perf, 3};
+	struct lk_mdl_predict_opts o = {LK_MDL_COMBINE_SUM, {8, 1}};
+	struct lk_mdl_prediction p;
+	struct lk_ctx ctx;
+	struct lk_mdl m;
+
+	lk_ctx_init(&ctx);
+	parse(two_uks, &m);
+	cr_assert_eq(lk_mdl_predict(&ctx, &row, "t.mdl", &m, LK_MDL_L1, &o,
+				    &p), 0, "%s", ctx.msg);
+	cr_assert_eq(p.seeds, 2);
+	cr_assert_gt(p.nsteps, 0);
+	cr_assert_eq(p.step_ukernel[p.nsteps - 1], 1);
+	/* µkernel 1 alone is one load stream: exactly L1S0. */
+	cr_assert_str_eq(seeds[p.steps[p.nsteps - 1].seed].name, "L1S0");
+	lk_mdl_prediction_release(&p);
+	cr_assert_eq(lk_mdl_predict(&ctx, &row, "t.mdl", &m, LK_MDL_RAM, &o,
+				    &p), LK_EINPUT);
+	cr_assert(strstr(ctx.msg, "has no seed measured at RAM"), "%s",
+		  ctx.msg);
+	lk_mdl_release(&m);
+}

@@ -1,0 +1,211 @@
+/*
+ * The MDL seed database in the store (migration 8): a database round
+ * trips whole, one stored again under its hash replaces the old, the
+ * latest of a class wins, a missing class is "none", a schema-7 store
+ * gains the tables and keeps its rows, and a variant's run figure.
+ */
+#include <criterion/criterion.h>
+#include <ftw.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loopkit/store.h"
+
+static char tmpdir[64];
+static struct lk_ctx ctx;
+
+static int rm_entry(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	return remove(path);
+}
+
+static void setup(void)
+{
+	strcpy(tmpdir, "/tmp/lk-test-store-mdl-XXXXXX");
+	cr_assert_not_null(mkdtemp(tmpdir));
+	lk_ctx_init(&ctx);
+}
+
+static void teardown(void)
+{
+	nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+TestSuite(store_mdl, .init = setup, .fini = teardown);
+
+static struct lk_store *open_store(void)
+{
+	struct lk_store *s = NULL;
+
+	cr_assert_eq(lk_store_open(&ctx, tmpdir, LK_STORE_CREATE, &s), 0,
+		     "%s", ctx.msg);
+	return s;
+}
+
+static struct lk_mdl_seed_row seeds[] = {
+	{"L1S0", "multi-stream", "MDL 1\n", {1, 0, 1, 0, 0}},
+	{"L2S1A1M1", "arithmetic", "MDL 1\n", {1, 0.5, 3, 1, 1}}};
+
+static struct lk_mdl_perf_row perf[] = {
+	{"L1S0", "L1", 1, 0.125, "cycles/iter", "tsc-calibrated", 8, 1, 0,
+	 0.01, 12, ""},
+	{"L1S0", "RAM", 1, 1.5, "cycles/iter", "tsc-calibrated", 4, 2, 0,
+	 0.2, 3, ""},
+	{"L2S1A1M1", "L1", 0, 0, "cycles/iter", "", 0, 0, 0, 0, 0,
+	 "not-measured"}};
+
+static struct lk_mdl_db_row make_db(const char *hash, const char *isa)
+{
+	return (struct lk_mdl_db_row){0, (char *)hash, "cpu", (char *)isa,
+				      "L1,RAM", "explore=minimal", 0, 0, 0,
+				      seeds, 2, perf, 3};
+}
+
+Test(store_mdl, round_trip)
+{
+	struct lk_store *s = open_store();
+	struct lk_mdl_db_row in = make_db("h1", "avx2"), out;
+	int64_t id;
+
+	cr_assert_eq(lk_store_mdl_db_put(&ctx, s, &in, &id), 0, "%s",
+		     ctx.msg);
+	cr_assert_eq(lk_store_mdl_db_get(&ctx, s, "avx2", &out), 1, "%s",
+		     ctx.msg);
+	cr_assert_eq(out.id, id);
+	cr_assert_str_eq(out.hash, "h1");
+	cr_assert_str_eq(out.levels, "L1,RAM");
+	cr_assert_eq(out.nseeds, 2);
+	cr_assert_str_eq(out.seeds[1].name, "L2S1A1M1");
+	cr_assert_eq(out.seeds[1].features[1], 0.5);
+	cr_assert_str_eq(out.seeds[1].mdl, "MDL 1\n");
+	cr_assert_eq(out.nperf, 3);
+	/* Ordered by seed, then L1 < L2 < L3 < RAM. */
+	cr_assert_str_eq(out.perf[0].level, "L1");
+	cr_assert_eq(out.perf[0].value, 0.125);
+	cr_assert_str_eq(out.perf[1].level, "RAM");
+	cr_assert_eq(out.perf[1].best_bundles, 2);
+	cr_assert_eq(out.perf[1].spread, 0.2);
+	cr_assert_eq(out.perf[2].has_value, 0);
+	cr_assert_str_eq(out.perf[2].flags, "not-measured");
+	lk_mdl_db_row_release(&out);
+	cr_assert_eq(lk_store_mdl_db_get(&ctx, s, "sse", &out), 0);
+	cr_assert_eq(out.nseeds, 0);
+	lk_store_close(s);
+}
+
+Test(store_mdl, same_hash_replaces_latest_wins)
+{
+	struct lk_store *s = open_store();
+	struct lk_mdl_db_row a = make_db("h1", "avx2"), b = make_db("h2",
+								   "avx2");
+	struct lk_mdl_db_row out;
+
+	cr_assert_eq(lk_store_mdl_db_put(&ctx, s, &a, NULL), 0);
+	cr_assert_eq(lk_store_mdl_db_put(&ctx, s, &b, NULL), 0);
+	cr_assert_eq(lk_store_mdl_db_get(&ctx, s, "avx2", &out), 1);
+	cr_assert_str_eq(out.hash, "h2");
+	lk_mdl_db_row_release(&out);
+	a.nperf = 1;
+	cr_assert_eq(lk_store_mdl_db_put(&ctx, s, &a, NULL), 0, "%s",
+		     ctx.msg);
+	cr_assert_eq(lk_store_mdl_db_get(&ctx, s, NULL, &out), 1);
+	cr_assert_str_eq(out.hash, "h1");
+	cr_assert_eq(out.nperf, 1);
+	lk_mdl_db_row_release(&out);
+	lk_store_close(s);
+}
+
+Test(store_mdl, failed_put_changes_nothing)
+{
+	struct lk_store *s = open_store();
+	struct lk_mdl_db_row a = make_db("h1", "avx2"), out;
+	struct lk_mdl_seed_row twice[] = {seeds[0], seeds[0]};
+
+	cr_assert_eq(lk_store_mdl_db_put(&ctx, s, &a, NULL), 0);
+	a.seeds = twice;      /* the same seed twice: a primary key clash */
+	cr_assert_eq(lk_store_mdl_db_put(&ctx, s, &a, NULL), LK_ESTORE);
+	cr_assert(strstr(ctx.msg, "L1S0"), "%s", ctx.msg);
+	cr_assert_eq(lk_store_mdl_db_get(&ctx, s, "avx2", &out), 1);
+	cr_assert_str_eq(out.seeds[1].name, "L2S1A1M1");
+	lk_mdl_db_row_release(&out);
+	lk_store_close(s);
+}
+
+static void raw_exec(const char *sql)
+{
+	char *path = lk_path_join(tmpdir, "store.db");
+	sqlite3 *db = NULL;
+
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK,
+		     "%s: %s", sql, sqlite3_errmsg(db));
+	sqlite3_close(db);
+	free(path);
+}
+
+Test(store_mdl, schema_7_store_migrates)
+{
+	struct lk_store *s = open_store();
+	struct lk_mdl_db_row a = make_db("h1", "avx2"), out;
+	int64_t campaign;
+	long n;
+
+	cr_assert_eq(lk_store_schema_version(s), 8);
+	cr_assert_eq(lk_store_campaign(&ctx, s, "old", NULL, NULL, &campaign),
+		     0);
+	lk_store_close(s);
+	/* What a schema-7 store is: everything but migration 8. */
+	raw_exec("DROP TABLE mdl_seed_perf; DROP TABLE mdl_seeds;"
+		 " DROP TABLE mdl_dbs; PRAGMA user_version = 7;");
+	s = open_store();
+	cr_assert_eq(lk_store_schema_version(s), 8);
+	cr_assert_eq(lk_store_variant_count(&ctx, s, campaign, &n), 0);
+	cr_assert_eq(lk_store_mdl_db_put(&ctx, s, &a, NULL), 0, "%s",
+		     ctx.msg);
+	cr_assert_eq(lk_store_mdl_db_get(&ctx, s, "avx2", &out), 1);
+	lk_mdl_db_row_release(&out);
+	lk_store_close(s);
+}
+
+Test(store_mdl, run_figure)
+{
+	struct lk_store *s = open_store();
+	const struct lk_result_rec res[] = {
+		{"mdl", "tsc", "tsc", "ticks/step", 1, 70, "p25", 5, 0.01, "",
+		 0},
+		{"mdl", "cycles", "tsc-calibrated", "cycles/step", 1, 100,
+		 "p25", 5, 0.02, "", 1}};
+	struct lk_variant_rec v = {"vh", "x.c", "sh", "gcc", "default", "-O2",
+				   NULL, 0};
+	struct lk_run_rec r = {0};
+	struct lk_run_figure f;
+	int64_t campaign, variant;
+
+	cr_assert_eq(lk_store_campaign(&ctx, s, "c", NULL, NULL, &campaign),
+		     0);
+	cr_assert_eq(lk_store_variant_put(&ctx, s, campaign, &v, &variant),
+		     0);
+	cr_assert_eq(lk_store_run_figure(&ctx, s, variant, "cycles", &f), 0);
+	cr_assert_null(f.status);
+	r.variant_id = variant;
+	r.method_hash = "m";
+	r.method = "m";
+	r.status = "ok";
+	r.reason = "";
+	r.results = res;
+	r.nresults = 2;
+	cr_assert_eq(lk_store_run_put(&ctx, s, &r, NULL), 0, "%s", ctx.msg);
+	cr_assert_eq(lk_store_run_figure(&ctx, s, variant, "cycles", &f), 0);
+	cr_assert_str_eq(f.status, "ok");
+	cr_assert_eq(f.has_value, 1);
+	cr_assert_eq(f.value, 100);
+	cr_assert_str_eq(f.source, "tsc-calibrated");
+	lk_run_figure_release(&f);
+	cr_assert_eq(lk_store_run_figure(&ctx, s, variant, "ns", &f), 0);
+	cr_assert_str_eq(f.status, "ok");
+	cr_assert_eq(f.has_value, 0);
+	lk_run_figure_release(&f);
+	lk_store_close(s);
+}
