@@ -49,6 +49,8 @@ CXCursor gen_strip(CXCursor c);
 size_t gen_children(CXCursor c, CXCursor *out, size_t max);
 /* The source spelling of c's extent, tokens joined as written. */
 LK_GIVE char *gen_cursor_text(struct walker *w, CXCursor c);
+/* The byte offsets of a source range in its file. */
+void gen_offsets(CXSourceRange r, unsigned *begin, unsigned *end);
 
 /* An affine expression of c in isl syntax, into b. */
 int gen_affine(struct walker *w, CXCursor c, struct lk_buf *b);
