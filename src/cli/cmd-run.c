@@ -359,6 +359,41 @@ static void print_summary(const struct lk_run_summary *sum,
 			a->out_dir);
 }
 
+/* Load, measure into the store, print; the exit code. */
+static int run(struct run_args *a, int argc, char **argv, int first)
+{
+	struct lk_run_opts ro = {0};
+	struct lk_run_summary sum = {0};
+	struct lk_sweep *sw = NULL;
+	struct lk_store *s = NULL;
+	struct lk_ctx ctx;
+	int64_t id = 0;
+	int ret;
+
+	lk_ctx_init(&ctx);
+	ctx.verbose = lk_cli_verbose;
+	ret = load_sweep(&ctx, a, argc, argv, first, &sw);
+	if (!ret)
+		ret = lk_cli_campaign_create(&ctx, a->out_dir, sw, &s, &id);
+	if (!ret) {
+		ro = (struct lk_run_opts){.jobs = (int)a->jobs,
+					  .quiet = a->quiet,
+					  .retry_failed = a->retry_failed,
+					  .verbose = lk_cli_verbose};
+		ret = lk_run_sweep(&ctx, s, id, sw, &ro, &sum);
+	}
+	if (!ret)
+		print_summary(&sum, sw, a);
+	else
+		ret = lk_cli_fail(&ctx);
+	if (!ret && count_failed(&sum))
+		ret = 1;
+	lk_run_summary_release(&sum);
+	lk_store_close(s);
+	lk_sweep_free(sw);
+	return ret;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_args a = {.repetitions = LONG_MIN, .processes = LONG_MIN,
@@ -409,38 +444,12 @@ int cmd_run(int argc, char **argv)
 		{0, "json", LK_OPT_BOOL, &a.json, NULL, "print JSON"},
 		{'q', "quiet", LK_OPT_BOOL, &a.quiet, NULL, "no progress"},
 		LK_OPT_END};
-	struct lk_run_opts ro = {0};
-	struct lk_run_summary sum = {0};
-	struct lk_sweep *sw = NULL;
-	struct lk_store *s = NULL;
-	struct lk_ctx ctx;
-	int64_t id = 0;
 	int first, ret;
 
 	first = lk_opts_parse("run", usage, opts, argc, argv);
 	if (first < 0)
 		return first == -1 ? 0 : 2;
-	lk_ctx_init(&ctx);
-	ctx.verbose = lk_cli_verbose;
-	ret = load_sweep(&ctx, &a, argc, argv, first, &sw);
-	if (!ret)
-		ret = lk_cli_campaign_create(&ctx, a.out_dir, sw, &s, &id);
-	if (!ret) {
-		ro = (struct lk_run_opts){.jobs = (int)a.jobs,
-					  .quiet = a.quiet,
-					  .retry_failed = a.retry_failed,
-					  .verbose = lk_cli_verbose};
-		ret = lk_run_sweep(&ctx, s, id, sw, &ro, &sum);
-	}
-	if (!ret)
-		print_summary(&sum, sw, &a);
-	else
-		ret = lk_cli_fail(&ctx);
-	if (!ret && count_failed(&sum))
-		ret = 1;
-	lk_run_summary_release(&sum);
-	lk_store_close(s);
-	lk_sweep_free(sw);
+	ret = run(&a, argc, argv, first);
 	lk_strv_release(&a.defines);
 	lk_strv_release(&a.compilers);
 	lk_strv_release(&a.methods);
