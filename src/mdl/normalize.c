@@ -122,6 +122,12 @@ static void count_op(struct ukx *u, const struct xnode *n)
 	u->other++;
 }
 
+/* Is the edge from -> to a link of an accumulation chain? */
+static int link(const struct xloop *x, size_t from, size_t to)
+{
+	return x->nodes[from].chain && x->nodes[from].chain == x->nodes[to].chain;
+}
+
 static struct ukx *components(struct xloop *x, size_t *ncomp, long *other)
 {
 	size_t *parent = lk_calloc(x->nnodes + 1, sizeof(*parent));
@@ -137,7 +143,8 @@ static struct ukx *components(struct xloop *x, size_t *ncomp, long *other)
 		if (nd->kind != XN_OP && nd->kind != XN_STORE)
 			continue;
 		for (i = 0; i < nd->nin; i++)
-			if (x->nodes[nd->in[i]].kind == XN_OP)
+			if (x->nodes[nd->in[i]].kind == XN_OP &&
+			    !link(x, nd->in[i], n))
 				parent[find(parent, nd->in[i])] =
 					find(parent, n);
 	}
@@ -169,7 +176,8 @@ static struct ukx *components(struct xloop *x, size_t *ncomp, long *other)
 				add_acc(c, 0, x->accs[in->acc].flow,
 					x->accs[in->acc].off,
 					x->accs[in->acc].size);
-			else if (in->kind == XN_PHI && in->carried)
+			else if ((in->kind == XN_PHI && in->carried) ||
+				 link(x, nd->in[i], n))
 				c->carried = 1;
 		}
 	}
