@@ -540,10 +540,11 @@ static void move(struct walk *w, const struct lk_insn_ops *in,
 		unsigned n = in->scalar ? es : (d->bytes < s->bytes ? d->bytes :
 						s->bytes), b;
 
-		for (b = 0; b < n && b < VBYTES; b++) {
-			reg_values(w, s->reg, b, 1, v);
+		/* φs by element, not by byte */
+		for (b = 0; b < n && b < VBYTES; b += es)
+			reg_values(w, s->reg, b, es < n - b ? es : n - b, v);
+		for (b = 0; b < n && b < VBYTES; b++)
 			w->val[d->reg][b] = w->val[s->reg][b];
-		}
 		return;
 	}
 	/* A load or a store: lanes of the memory side's elements. */
