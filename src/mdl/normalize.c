@@ -348,25 +348,36 @@ struct canon {
 	struct xloop *x;
 };
 
+static int strpcmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A µkernel's key: its counts and its accesses as (direction, Δ,
+ * offset, size), sorted: neither flow numbers nor the order of the
+ * accesses play a part. */
 static void ukernel_key(const struct canon *c, const struct ukx *u,
 			struct lk_buf *b)
 {
+	char **parts = lk_calloc(u->nacc[0] + u->nacc[1] + 1, sizeof(*parts));
+	size_t i, np = 0;
 	int dir;
-	size_t i;
 
 	lk_buf_addf(b, "%zu,%zu,%ld,%ld,%ld,%d", u->nacc[0], u->nacc[1],
 		    u->add, u->mul, u->other, u->carried);
 	for (dir = 0; dir < 2; dir++)
 		for (i = 0; i < u->nacc[dir]; i++)
-			lk_buf_addf(b, ";%d:%lld:%lld:%u", dir,
-				    c->delta[u->acc[dir][i].flow],
-				    (long long)u->acc[dir][i].off,
-				    u->acc[dir][i].size);
-}
-
-static int strpcmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
+			parts[np++] = lk_asprintf(
+				";%d:%lld:%lld:%u", dir,
+				c->delta[u->acc[dir][i].flow],
+				(long long)u->acc[dir][i].off,
+				u->acc[dir][i].size);
+	qsort(parts, np, sizeof(*parts), strpcmp);
+	for (i = 0; i < np; i++) {
+		lk_buf_adds(b, parts[i]);
+		free(parts[i]);
+	}
+	free(parts);
 }
 
 static const struct canon *sort_canon;
@@ -408,6 +419,7 @@ static void flow_keys(struct canon *c)
 				}
 			}
 		qsort(parts, np, sizeof(*parts), strpcmp);
+		lk_buf_addf(&b, "%lld#", c->delta[f]);
 		for (i = 0; i < np; i++) {
 			lk_buf_adds(&b, parts[i]);
 			lk_buf_addch(&b, '|');
