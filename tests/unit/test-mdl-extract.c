@@ -160,6 +160,20 @@ static const uint8_t lea_addr[] = {
 };
 
 
+/* movsd (%rsi),%xmm1; mulsd (%rdx),%xmm1; addsd %xmm1,%xmm0; add $8,%rsi; add $320,%rdx; cmp %rcx,%rsi */
+static const uint8_t dot_rows[] = {
+	0x45, 0x31, 0xdb, 0xf2, 0x0f, 0x10, 0x0e, 0xf2, 0x0f, 0x59, 0x0a, 0xf2,
+	0x0f, 0x58, 0xc1, 0x48, 0x83, 0xc6, 0x08, 0x48, 0x81, 0xc2, 0x40, 0x01,
+	0x00, 0x00, 0x48, 0x39, 0xce, 0x75, 0xe4, 0xc3,
+};
+
+/* movsd (%rdx),%xmm1; mulsd (%rsi),%xmm1; addsd %xmm1,%xmm0; add $8,%rdx; add $320,%rsi; cmp %rcx,%rdx */
+static const uint8_t dot_rows_swapped[] = {
+	0x45, 0x31, 0xdb, 0xf2, 0x0f, 0x10, 0x0a, 0xf2, 0x0f, 0x59, 0x0e, 0xf2,
+	0x0f, 0x58, 0xc1, 0x48, 0x83, 0xc2, 0x08, 0x48, 0x81, 0xc6, 0x40, 0x01,
+	0x00, 0x00, 0x48, 0x39, 0xca, 0x75, 0xe4, 0xc3,
+};
+
 /* Extract the one innermost loop of code; the canonical body into
  * *canon (the caller's). */
 static void extract(const uint8_t *code, size_t len,
@@ -422,6 +436,23 @@ Test(mdl_extract, canonical_naming)
 	EXTRACT(triad_renamed, &y, &d);
 	cr_expect_str_eq(c, d);
 	cr_expect_str_eq(x.mdl.flows[0].name, "s0");
+	free(c);
+	free(d);
+	lk_mdl_extraction_release(&x);
+	lk_mdl_extraction_release(&y);
+}
+
+/* Rule 14: two streams of one µkernel that differ only by their Δ are
+ * ordered by it, whichever registers hold them. */
+Test(mdl_extract, streams_ordered_by_delta)
+{
+	struct lk_mdl_extraction x, y;
+	char *c, *d;
+
+	EXTRACT(dot_rows, &x, &c);
+	EXTRACT(dot_rows_swapped, &y, &d);
+	cr_assert_not(x.refused, "%s", x.reason);
+	cr_expect_str_eq(c, d);
 	free(c);
 	free(d);
 	lk_mdl_extraction_release(&x);
