@@ -713,6 +713,9 @@ static void metrics(struct lk_mdl *m, const struct canon *c, const char *source,
 		 lk_asprintf("%ld", out->other_ops));
 	if (out->split)
 		meta_add(m, "split", LK_MDL_INT, lk_asprintf("%ld", out->split));
+	if (c->x->remat)
+		meta_add(m, "remat", LK_MDL_INT,
+			 lk_asprintf("%ld", c->x->remat));
 	if (bytes)
 		meta_add(m, "flop_per_byte", LK_MDL_DEC,
 			 decimal((double)(add + mul) / (double)bytes));
