@@ -279,7 +279,9 @@ struct lk_insn_ops {
 /*
  * Decode the instruction at code[0..len) into its operands (explicit
  * ones first, in Intel order, destination first; then the implicit
- * ones). 0, or LK_EINPUT when the bytes do not decode.
+ * ones). An EVEX instruction without masking has no mask operand; a
+ * writemask k1-k7 is a read LK_REG_MASK operand. 0, or LK_EINPUT when
+ * the bytes do not decode.
  */
 int lk_insn_operands(const uint8_t *code, size_t len, struct lk_insn_ops *out);
 /* "rax", "zmm3", "rip", "" for 0: static text. */

@@ -60,7 +60,7 @@ static const struct {
 	{LK_OPC_SHUFFLE, {"shuf", "unpck", "punpck", "perm", "blend",
 			  "pblend", "extract", "insert", "palign", "pshuf",
 			  "pslldq", "psrldq", NULL}},
-	{LK_OPC_SHUFFLE, {"compress", "expand", "pextr", "pinsr", "valign",
+	{LK_OPC_SHUFFLE, {"compress", "expand", "pextr", "pinsr", "align",
 			  NULL}},
 	{LK_OPC_INC, {"inc", NULL}},
 	{LK_OPC_DEC, {"dec", NULL}},
@@ -187,6 +187,18 @@ static void operand(const ZydisDecodedOperand *z, struct lk_operand *o)
 	}
 }
 
+/* An EVEX instruction without masking still names k0 as its writemask:
+ * no operand at all (a real mask, k1-k7, stays a read operand). */
+static int no_writemask(const ZydisDecodedInstruction *zi,
+			const ZydisDecodedOperand *z)
+{
+	return z->type == ZYDIS_OPERAND_TYPE_REGISTER &&
+	       z->reg.value == ZYDIS_REGISTER_K0 &&
+	       zi->encoding == ZYDIS_INSTRUCTION_ENCODING_EVEX &&
+	       zi->avx.mask.mode == ZYDIS_MASK_MODE_DISABLED &&
+	       !(z->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE);
+}
+
 int lk_insn_operands(const uint8_t *code, size_t len, struct lk_insn_ops *out)
 {
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
@@ -203,6 +215,8 @@ int lk_insn_operands(const uint8_t *code, size_t len, struct lk_insn_ops *out)
 	out->op = op_class(out->mnemonic);
 	out->scalar = scalar_form(out->mnemonic, out->op);
 	for (i = 0; i < zi.operand_count && out->nops < LK_MAX_OPERANDS; i++) {
+		if (no_writemask(&zi, &ops[i]))
+			continue;
 		operand(&ops[i], &out->ops[out->nops]);
 		if (out->ops[out->nops].kind)
 			out->nops++;

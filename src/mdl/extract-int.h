@@ -18,6 +18,13 @@ struct xnode {
 	size_t acc;               /* XN_LOAD, XN_STORE: into xloop.accs */
 	size_t *in;               /* XN_OP, XN_STORE: input nodes */
 	size_t nin, ain;
+	/* XN_PHI of a register: bytes [lo, lo+len) of reg on entry; final
+	 * is the value those bytes hold at the end of the iteration (the
+	 * next iteration's φ), 0 when several. */
+	unsigned reg, lo, len;
+	size_t final;
+	size_t chain;             /* XN_OP on an accumulation chain: its
+				     φ's node number, else 0 */
 };
 
 /* One element access: base + index*scale + off, size bytes. */
@@ -43,6 +50,7 @@ struct xloop {
 	struct xflow *flows;
 	size_t nflows;
 	long lanes, spill_fill, carried, split;
+	long remat;               /* carried values re-materialised as loads */
 };
 
 /*

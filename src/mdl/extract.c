@@ -220,7 +220,10 @@ static size_t reg_values(struct walk *w, unsigned reg, unsigned lo,
 				w->x->nodes[phi].carried = w->written[reg] &&
 					!w->induction[reg];
 				w->x->carried += w->x->nodes[phi].carried;
+				w->x->nodes[phi].reg = reg;
+				w->x->nodes[phi].lo = b;
 			}
+			w->x->nodes[phi].len = b + 1 - w->x->nodes[phi].lo;
 			val = w->val[reg][b] = phi;
 		}
 		for (k = 0; k < nv && v[k] != val; k++)
@@ -537,10 +540,11 @@ static void move(struct walk *w, const struct lk_insn_ops *in,
 		unsigned n = in->scalar ? es : (d->bytes < s->bytes ? d->bytes :
 						s->bytes), b;
 
-		for (b = 0; b < n && b < VBYTES; b++) {
-			reg_values(w, s->reg, b, 1, v);
+		/* φs by element, not by byte */
+		for (b = 0; b < n && b < VBYTES; b += es)
+			reg_values(w, s->reg, b, es < n - b ? es : n - b, v);
+		for (b = 0; b < n && b < VBYTES; b++)
 			w->val[d->reg][b] = w->val[s->reg][b];
-		}
 		return;
 	}
 	/* A load or a store: lanes of the memory side's elements. */
@@ -622,9 +626,237 @@ static void compute(struct walk *w, const struct lk_insn_ops *in,
 		w->x->spill_fill++;
 }
 
+/* ---- Shuffles whose lane selection is known (rule 7). ---- */
+
+/* Destination lane j is lane lane[j] of operand src[j] (0: the
+ * destination's own old value). */
+struct perm {
+	unsigned elem, n;
+	unsigned char src[VBYTES], lane[VBYTES];
+};
+
+static void sel(struct perm *p, unsigned j, int src, unsigned lane)
+{
+	if (j < VBYTES) {
+		p->src[j] = (unsigned char)src;
+		p->lane[j] = (unsigned char)lane;
+		if (j + 1 > p->n)
+			p->n = j + 1;
+	}
+}
+
+/* unpck[lh]p[sd], punpck[lh](qdq|dq): per 128-bit block, the low or
+ * high halves of s1 and s2 interleaved. */
+static void unpck(struct perm *p, unsigned bytes, int hi, int s1, int s2)
+{
+	unsigned per = 16 / p->elem, half = per / 2, k, i;
+
+	for (k = 0; k < bytes / 16; k++)
+		for (i = 0; i < half; i++) {
+			sel(p, k * per + 2 * i, s1, k * per + (hi ? half : 0) + i);
+			sel(p, k * per + 2 * i + 1, s2,
+			    k * per + (hi ? half : 0) + i);
+		}
+}
+
+static int perm_shuffle(const char *m, const struct lk_operand *d, int s1,
+			int s2, int one, long long imm, int has_imm,
+			unsigned b2, struct perm *p)
+{
+	size_t n = strlen(m);
+	unsigned L, j, k, w;
+
+	p->elem = n > 2 && (!strcmp(m + n - 2, "pd") ||
+			    !strcmp(m + n - 2, "dq") || m[n - 1] == 'q') ? 8 : 4;
+	L = d->bytes / p->elem;
+	if (!strncmp(m, "unpck", 5) || !strncmp(m, "punpck", 6)) {
+		if (!strcmp(m + n - 3, "ldq") || !strcmp(m + n - 3, "hdq"))
+			p->elem = 4;
+		else if (strcmp(m + n - 2, "pd") && strcmp(m + n - 2, "ps") &&
+			 strcmp(m + n - 3, "qdq"))
+			return 0;
+		unpck(p, d->bytes, m[m[0] == 'p' ? 6 : 5] == 'h', s1, s2);
+		return 1;
+	}
+	if (!strcmp(m, "shufpd") && has_imm) {
+		for (j = 0; j < L; j++)
+			sel(p, j, j % 2 ? s2 : s1, (j & ~1u) + ((imm >> j) & 1));
+		return 1;
+	}
+	if ((!strcmp(m, "shufps") || !strcmp(m, "pshufd")) && has_imm) {
+		if (m[0] == 'p')
+			s1 = s2 = one;
+		for (j = 0; j < L; j++)
+			sel(p, j, j % 4 < 2 ? s1 : s2,
+			    (j & ~3u) + ((imm >> (2 * (j % 4))) & 3));
+		return 1;
+	}
+	if (!strcmp(m, "movhlps") || !strcmp(m, "movlhps")) {
+		p->elem = 8;
+		if (m[3] == 'h') {
+			sel(p, 0, s2, 1);
+			sel(p, 1, s1, 1);
+		} else {
+			sel(p, 0, s1, 0);
+			sel(p, 1, s2, 0);
+		}
+		return 1;
+	}
+	if (!strcmp(m, "movddup")) {
+		p->elem = 8;
+		for (j = 0; j < d->bytes / 8; j++)
+			sel(p, j, one, j & ~1u);
+		return 1;
+	}
+	if ((!strcmp(m, "alignq") || !strcmp(m, "alignd")) && has_imm) {
+		for (j = 0; j < L; j++) {
+			unsigned t = j + (unsigned)(imm % (2 * L));
+
+			sel(p, j, t < L ? s2 : s1, t < L ? t : t - L);
+		}
+		return 1;
+	}
+	if ((!strcmp(m, "permpd") || !strcmp(m, "permq")) && has_imm &&
+	    one == s2 && s1 == 0) {
+		for (j = 0; j < L; j++)
+			sel(p, j, one, (j & ~3u) + ((imm >> (2 * (j % 4))) & 3));
+		return 1;
+	}
+	if (!strcmp(m, "permilpd") && has_imm && s1 == 0) {
+		for (j = 0; j < L; j++)
+			sel(p, j, one, (j & ~1u) + ((imm >> (j % 8)) & 1));
+		return 1;
+	}
+	if (!strncmp(m, "extract", 7) && strcmp(m, "extractps") && has_imm) {
+		p->elem = 8;
+		w = d->bytes / 8;
+		for (j = 0; j < w; j++)
+			sel(p, j, one, (unsigned)imm * w + j);
+		return w > 0;
+	}
+	if (!strncmp(m, "insert", 6) && strcmp(m, "insertps") && has_imm &&
+	    s1 != s2 && b2 >= 8) {
+		p->elem = 8;
+		w = b2 / 8;
+		for (j = 0; j < d->bytes / 8; j++) {
+			k = j / w == (unsigned)imm ? 1 : 0;
+			sel(p, j, k ? s2 : s1, k ? j % w : j);
+		}
+		return 1;
+	}
+	return 0;
+}
+
+/* movhpd, movhps, movlpd, movlps: one 8-byte half, loaded or stored. */
+static int perm_half(const char *m, const struct lk_operand *d, int s1,
+		     int s2, struct perm *p)
+{
+	int hi;
+
+	if (strcmp(m, "movhpd") && strcmp(m, "movhps") &&
+	    strcmp(m, "movlpd") && strcmp(m, "movlps"))
+		return 0;
+	hi = m[3] == 'h';
+	p->elem = 8;
+	if (d->kind == LK_OPND_MEM) {
+		sel(p, 0, s2, hi);
+		return 1;
+	}
+	sel(p, 0, hi ? s1 : s2, 0);
+	sel(p, 1, hi ? s2 : s1, hi ? 0 : 1);
+	return 1;
+}
+
+/* The lane selection of in, when it is a known shuffle without a mask:
+ * s1, s2 are its two sources (the legacy two-operand forms read the
+ * destination as s1), one its only source. */
+static int permutation(const struct lk_insn_ops *in, struct perm *p)
+{
+	const struct lk_operand *d = &in->ops[0];
+	int s[3], ns = 0, s1, s2;
+	long long imm = 0;
+	int has_imm = 0;
+	const char *m = in->mnemonic;
+	size_t k;
+
+	memset(p, 0, sizeof(*p));
+	if (in->op != LK_OPC_SHUFFLE && in->op != LK_OPC_BROADCAST &&
+	    in->op != LK_OPC_MOVE)
+		return 0;
+	if (!in->nops || !d->write || d->implicit ||
+	    (d->kind == LK_OPND_REG && d->rclass != LK_REG_VEC) ||
+	    (d->kind != LK_OPND_REG && d->kind != LK_OPND_MEM))
+		return 0;
+	for (k = 1; k < in->nops; k++) {
+		const struct lk_operand *o = &in->ops[k];
+
+		if (o->implicit)
+			continue;
+		if (o->kind == LK_OPND_IMM) {
+			imm = o->imm;
+			has_imm = 1;
+			continue;
+		}
+		if (o->kind == LK_OPND_REG && o->rclass != LK_REG_VEC)
+			return 0;         /* a mask, a GPR */
+		if (ns < 3)
+			s[ns++] = (int)k;
+	}
+	if (!ns || ns > 2)
+		return 0;
+	s1 = ns == 2 ? s[0] : 0;
+	s2 = ns == 2 ? s[1] : s[0];
+	if (m[0] == 'v')
+		m++;
+	if (perm_half(m, d, s1, s2, p))
+		return 1;
+	if (in->op == LK_OPC_MOVE)
+		return 0;
+	return perm_shuffle(m, d, s1, s2, s[0], imm, has_imm,
+			    in->ops[s2].bytes, p) && p->n;
+}
+
+/* The value of lane 'lane' (elem bytes) of operand o: one node (a join
+ * when the bytes hold several values, a constant for none). */
+static size_t lane_value(struct walk *w, const struct lk_operand *o,
+			 unsigned lane, unsigned elem)
+{
+	size_t v[MAXV], nv, n, i;
+
+	if (o->kind == LK_OPND_REG)
+		nv = reg_values(w, o->reg, lane * elem, elem, v);
+	else
+		nv = read_lane(w, o, lane, elem, v);
+	if (nv == 1)
+		return v[0];
+	if (!nv)
+		return node(w->x, XN_CONST);
+	n = node(w->x, XN_OP);
+	w->x->nodes[n].op = LK_OPC_SHUFFLE;
+	for (i = 0; i < nv; i++)
+		add_input(w->x, n, v[i]);
+	return n;
+}
+
+static void permute(struct walk *w, const struct lk_insn_ops *in,
+		    const struct perm *p)
+{
+	size_t val[VBYTES];
+	unsigned j;
+
+	for (j = 0; j < p->n; j++)
+		val[j] = lane_value(w, &in->ops[p->src[j]], p->lane[j],
+				    p->elem);
+	for (j = 0; j < p->n; j++)
+		write_lane(w, &in->ops[0], j, p->elem, val[j]);
+	if (in->ops[0].kind == LK_OPND_MEM && is_stack(w, &in->ops[0]))
+		w->x->spill_fill++;
+}
+
 static void step(struct walk *w, const struct lk_insn_ops *in)
 {
 	const struct lk_operand *d = NULL, *s = NULL;
+	struct perm p;
 	unsigned r, e;
 	long long c;
 	size_t k;
@@ -661,6 +893,10 @@ static void step(struct walk *w, const struct lk_insn_ops *in)
 			write_lane(w, d, j, e, z);
 		return;
 	}
+	if (permutation(in, &p)) {
+		permute(w, in, &p);
+		return;
+	}
 	if (forwards(in->op) && s)
 		move(w, in, d, s);
 	else if (forwards(in->op) && !s && in->nops > 1 &&
@@ -670,6 +906,112 @@ static void step(struct walk *w, const struct lk_insn_ops *in)
 		write_lane(w, d, 0, d->bytes ? d->bytes : 8, z);
 	} else
 		compute(w, in, d);
+}
+
+/* ---- Loop-carried values. ---- */
+
+/* Each register φ's final value: what its bytes hold at the end. */
+static void finals(struct walk *w)
+{
+	struct xloop *x = w->x;
+	size_t n;
+	unsigned b;
+
+	for (n = 1; n < x->nnodes; n++) {
+		struct xnode *p = &x->nodes[n];
+
+		if (p->kind != XN_PHI || !p->carried || !p->reg || !p->len)
+			continue;
+		p->final = w->val[p->reg][p->lo];
+		for (b = p->lo; b < p->lo + p->len && b < VBYTES; b++)
+			if (w->val[p->reg][b] != p->final)
+				p->final = 0;
+		if (p->final == n)
+			p->final = 0;
+	}
+}
+
+/*
+ * Register rotation (rule 8, stretch): a carried value that is the
+ * previous iteration's load of stream s at offset o is a load of s at
+ * o - stride (repeatedly: a value rotated through k registers is a load
+ * at o - k * stride).
+ */
+static void rematerialise(struct xloop *x)
+{
+	int again = 1, round;
+	size_t n;
+
+	for (round = 0; again && round < 16; round++) {
+		again = 0;
+		for (n = 1; n < x->nnodes; n++) {
+			struct xnode *p = &x->nodes[n];
+			struct xacc a;
+
+			if (p->kind != XN_PHI || !p->carried || !p->final ||
+			    x->nodes[p->final].kind != XN_LOAD)
+				continue;
+			a = x->accs[x->nodes[p->final].acc];
+			if (a.size < p->len)
+				continue;
+			a.off -= a.stride;
+			LK_GROW(x->accs, x->naccs + 1, x->aaccs);
+			x->accs[x->naccs] = a;
+			p->kind = XN_LOAD;
+			p->acc = x->naccs++;
+			p->carried = 0;
+			x->carried--;
+			x->remat++;
+			again = 1;
+		}
+	}
+}
+
+static int accumulates(const struct xnode *n)
+{
+	return n->kind == XN_OP && n->fp &&
+	       (n->op == LK_OPC_ADD || n->op == LK_OPC_SUB ||
+		n->op == LK_OPC_FMA);
+}
+
+/* Does node n reach φ p through accumulating nodes? Marks the path. */
+static int reaches(struct xloop *x, size_t n, size_t p, unsigned char *seen)
+{
+	struct xnode *nd = &x->nodes[n];
+	size_t i;
+
+	if (!accumulates(nd) || seen[n])
+		return 0;
+	seen[n] = 1;
+	for (i = 0; i < nd->nin; i++)
+		if (nd->in[i] == p ||
+		    (nd->in[i] < n && reaches(x, nd->in[i], p, seen))) {
+			nd->chain = p;
+			return 1;
+		}
+	return 0;
+}
+
+/*
+ * An in-order reduction (acc += a; acc += b; ... in one iteration) is
+ * one accumulation chain from a carried φ to its final value: its
+ * links are loop-carried in the source, so they are no DDG edges
+ * (rule 9): each link marks its µkernel carried instead.
+ */
+static void chains(struct xloop *x)
+{
+	unsigned char *seen = lk_calloc(x->nnodes + 1, 1);
+	size_t n;
+
+	for (n = 1; n < x->nnodes; n++) {
+		const struct xnode *p = &x->nodes[n];
+
+		if (p->kind != XN_PHI || !p->carried || !p->final)
+			continue;
+		memset(seen, 0, x->nnodes);
+		reaches(x, p->final, n, seen);
+	}
+	free(seen);
 }
 
 /* ---- The loop. ---- */
@@ -729,6 +1071,11 @@ int mdl_x_walk(const struct lk_cfg *cfg, size_t head, struct xloop *x,
 			a->stride += w->step[a->base];
 		if (a->index && a->index < NREG && w->induction[a->index])
 			a->stride += (long long)a->scale * w->step[a->index];
+	}
+	if (!ret) {
+		finals(w);
+		rematerialise(x);
+		chains(x);
 	}
 out:
 	free(w->ops);

@@ -122,6 +122,12 @@ static void count_op(struct ukx *u, const struct xnode *n)
 	u->other++;
 }
 
+/* Is the edge from -> to a link of an accumulation chain? */
+static int link(const struct xloop *x, size_t from, size_t to)
+{
+	return x->nodes[from].chain && x->nodes[from].chain == x->nodes[to].chain;
+}
+
 static struct ukx *components(struct xloop *x, size_t *ncomp, long *other)
 {
 	size_t *parent = lk_calloc(x->nnodes + 1, sizeof(*parent));
@@ -137,7 +143,8 @@ static struct ukx *components(struct xloop *x, size_t *ncomp, long *other)
 		if (nd->kind != XN_OP && nd->kind != XN_STORE)
 			continue;
 		for (i = 0; i < nd->nin; i++)
-			if (x->nodes[nd->in[i]].kind == XN_OP)
+			if (x->nodes[nd->in[i]].kind == XN_OP &&
+			    !link(x, nd->in[i], n))
 				parent[find(parent, nd->in[i])] =
 					find(parent, n);
 	}
@@ -169,7 +176,8 @@ static struct ukx *components(struct xloop *x, size_t *ncomp, long *other)
 				add_acc(c, 0, x->accs[in->acc].flow,
 					x->accs[in->acc].off,
 					x->accs[in->acc].size);
-			else if (in->kind == XN_PHI && in->carried)
+			else if ((in->kind == XN_PHI && in->carried) ||
+				 link(x, nd->in[i], n))
 				c->carried = 1;
 		}
 	}
@@ -340,25 +348,36 @@ struct canon {
 	struct xloop *x;
 };
 
+static int strpcmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A µkernel's key: its counts and its accesses as (direction, Δ,
+ * offset, size), sorted: neither flow numbers nor the order of the
+ * accesses play a part. */
 static void ukernel_key(const struct canon *c, const struct ukx *u,
 			struct lk_buf *b)
 {
+	char **parts = lk_calloc(u->nacc[0] + u->nacc[1] + 1, sizeof(*parts));
+	size_t i, np = 0;
 	int dir;
-	size_t i;
 
 	lk_buf_addf(b, "%zu,%zu,%ld,%ld,%ld,%d", u->nacc[0], u->nacc[1],
 		    u->add, u->mul, u->other, u->carried);
 	for (dir = 0; dir < 2; dir++)
 		for (i = 0; i < u->nacc[dir]; i++)
-			lk_buf_addf(b, ";%d:%lld:%lld:%u", dir,
-				    c->delta[u->acc[dir][i].flow],
-				    (long long)u->acc[dir][i].off,
-				    u->acc[dir][i].size);
-}
-
-static int strpcmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
+			parts[np++] = lk_asprintf(
+				";%d:%lld:%lld:%u", dir,
+				c->delta[u->acc[dir][i].flow],
+				(long long)u->acc[dir][i].off,
+				u->acc[dir][i].size);
+	qsort(parts, np, sizeof(*parts), strpcmp);
+	for (i = 0; i < np; i++) {
+		lk_buf_adds(b, parts[i]);
+		free(parts[i]);
+	}
+	free(parts);
 }
 
 static const struct canon *sort_canon;
@@ -400,6 +419,7 @@ static void flow_keys(struct canon *c)
 				}
 			}
 		qsort(parts, np, sizeof(*parts), strpcmp);
+		lk_buf_addf(&b, "%lld#", c->delta[f]);
 		for (i = 0; i < np; i++) {
 			lk_buf_adds(&b, parts[i]);
 			lk_buf_addch(&b, '|');
@@ -693,6 +713,9 @@ static void metrics(struct lk_mdl *m, const struct canon *c, const char *source,
 		 lk_asprintf("%ld", out->other_ops));
 	if (out->split)
 		meta_add(m, "split", LK_MDL_INT, lk_asprintf("%ld", out->split));
+	if (c->x->remat)
+		meta_add(m, "remat", LK_MDL_INT,
+			 lk_asprintf("%ld", c->x->remat));
 	if (bytes)
 		meta_add(m, "flop_per_byte", LK_MDL_DEC,
 			 decimal((double)(add + mul) / (double)bytes));
