@@ -210,12 +210,20 @@ static int add_access(struct rp *p, const struct lk_operand *o,
 	if (b < 0)
 		return refuse(p, "address not affine in the induction "
 			      "registers (no base register: absolute data)");
+	if (x >= 0 && o->scale == 1 && p->induction[b] && !p->induction[x]) {
+		/* (%rax,%rdx) with %rax counting: %rdx is the array */
+		int t = b;
+
+		b = x;
+		x = t;
+	}
 	LK_GROW(p->accs, p->naccs + 1, p->aaccs);
 	a = &p->accs[p->naccs++];
 	memset(a, 0, sizeof(*a));
 	a->base = b;
 	a->index = x;
 	a->scale = x >= 0 ? o->scale : 0;
+	/* the base's own increments fold into disp below */
 	a->disp = o->disp + (p->induction[b] ? pre[b] : 0);
 	a->pre_index = x >= 0 && p->induction[x] ? pre[x] : 0;
 	a->bytes = o->bytes ? o->bytes : 8;
