@@ -133,10 +133,8 @@ static int measure(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
 	free(sw->name);
 	sw->name = lk_strdup(name);
 	sw->gen.present = 1;      /* measure the variants the store holds */
-	/* The method of mdl db build: what predict is compared with. */
-	sw->method.warmup = 1;
-	sw->method.repetitions = 5;
-	sw->method.processes = 1;
+	/* The default method (three launches): the ground truth must
+	 * survive a busy sibling core, which one short launch does not. */
 	ret = lk_run_sweep(ctx, s, campaign, sw, &o, &sum);
 	lk_run_summary_release(&sum);
 	lk_sweep_free(sw);
