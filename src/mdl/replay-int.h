@@ -14,6 +14,7 @@ struct rp_acc {
 	long long disp, pre_index;
 	long long stride;         /* bytes per iteration */
 	int write;
+	unsigned align;           /* the address must be a multiple (or 1) */
 };
 
 /* A stream: the accesses of one base register, and its array. */
@@ -23,6 +24,8 @@ struct rp_group {
 	long long lo, hi;         /* bytes touched in one call, from the base */
 	long long disp_lo, disp_hi;
 	long long index_off;      /* what index registers add to the base */
+	long shift;               /* chunk 0's start, mod 64, that aligns
+				     its aligned accesses */
 	long origin, chunk_step, alloc;
 };
 

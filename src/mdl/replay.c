@@ -186,8 +186,23 @@ static void scan(struct rp *p)
 		p->induction[i] = ind[i] && !other[i];
 }
 
-static int add_access(struct rp *p, const struct lk_operand *o,
-		      const long long *pre)
+/* The alignment an access needs: packed legacy-SSE memory operands
+ * and the aligned moves (mova*, movdqa*, movnt*) fault otherwise. */
+static unsigned alignment(const char *mnemonic, const struct lk_operand *o)
+{
+	if (o->bytes < 16)
+		return 1;
+	if (strstr(mnemonic, "mova") || strstr(mnemonic, "movdqa") ||
+	    strstr(mnemonic, "movnt"))
+		return o->bytes;
+	if (mnemonic[0] == 'v' || strstr(mnemonic, "movu") ||
+	    strstr(mnemonic, "lddqu") || strstr(mnemonic, "movdqu"))
+		return 1;
+	return o->bytes;
+}
+
+static int add_access(struct rp *p, const struct lk_insn_ops *in,
+		      const struct lk_operand *o, const long long *pre)
 {
 	struct rp_acc *a;
 	int b = gpr_of(o->base), x = gpr_of(o->index);
@@ -228,6 +243,7 @@ static int add_access(struct rp *p, const struct lk_operand *o,
 	a->pre_index = x >= 0 && p->induction[x] ? pre[x] : 0;
 	a->bytes = o->bytes ? o->bytes : 8;
 	a->write = o->write;
+	a->align = alignment(in->mnemonic, o);
 	a->stride = (p->induction[b] ? p->step[b] : 0) +
 		    (x >= 0 && p->induction[x] ? (long long)a->scale *
 		     p->step[x] : 0);
@@ -259,7 +275,7 @@ static int accesses(struct rp *p)
 		for (k = 0; k < in->nops; k++)
 			if (in->ops[k].kind == LK_OPND_MEM &&
 			    !in->ops[k].agen &&
-			    add_access(p, &in->ops[k], pre))
+			    add_access(p, in, &in->ops[k], pre))
 				return 1;
 		if (writes_flags(in)) {
 			p->flag_insn = i;
@@ -595,6 +611,32 @@ static int solve_exit(struct rp *p)
 	return 0;
 }
 
+/* The smallest shift of a group's base, mod 64, aligning every access
+ * that needs it (0 when none does, or none fits). */
+static long align_shift(const struct rp *p, const struct rp_group *g)
+{
+	long d;
+	size_t i;
+
+	for (d = 0; d < 64; d++) {
+		int ok = 1;
+
+		for (i = 0; i < p->naccs && ok; i++) {
+			const struct rp_acc *a = &p->accs[i];
+			long long off = a->disp + (a->index >= 0 ?
+				(long long)a->scale * (p->start[a->index] +
+						       a->pre_index) : 0);
+
+			if (a->base == g->reg && a->align > 1)
+				ok = ((off - g->index_off + d) % a->align +
+				      a->align) % a->align == 0;
+		}
+		if (ok)
+			return d;
+	}
+	return 0;
+}
+
 static int layout(struct rp *p)
 {
 	size_t i;
@@ -602,9 +644,11 @@ static int layout(struct rp *p)
 	for (i = 0; i < p->ngroups; i++) {
 		struct rp_group *g = &p->groups[i];
 		long rel_lo, rel_hi, s = labs((long)g->stride);
-		long run = (p->chunks - 1) * p->trips * s;
+		long step = round_up(p->trips * s, 64);
+		long run = (p->chunks - 1) * step;
 
 		footprint(p, g);
+		g->shift = align_shift(p, g);
 		if (g->disp_hi - g->disp_lo > SPAN_MAX)
 			return refuse(p, "displacement span over 64 MiB (%lld "
 				      "bytes from %%%s)", g->disp_hi -
@@ -612,8 +656,8 @@ static int layout(struct rp *p)
 		rel_lo = g->lo - g->index_off;
 		rel_hi = g->hi - g->index_off;
 		g->origin = round_up(rel_lo < 0 ? -rel_lo : 0, 64) + 64 +
-			    (g->stride < 0 ? run : 0);
-		g->chunk_step = g->stride ? p->trips * g->stride : 0;
+			    (g->stride < 0 ? run : 0) + g->shift;
+		g->chunk_step = g->stride < 0 ? -step : g->stride ? step : 0;
 		g->alloc = round_up(g->origin + (g->stride > 0 ? run : 0) +
 				    (rel_hi > 0 ? rel_hi : 0) + 64, 64);
 	}
