@@ -55,6 +55,28 @@ num_ok "$ram >= $l1" || fail "triad: RAM $ram < L1 $l1 cycles/iter"
 echo "triad.s: L1 $l1, RAM $ram cycles/iter"
 [ "$(field triad-x4.L1.json unroll)" = 4 ] || fail "triad-x4: unroll"
 
+# An aligned legacy-SSE operand 8 bytes below a base (gcc -O2's
+# kernelified jacobi-1d): the base is placed so that it does not fault.
+cat >shifted.s <<'EOF'
+	.text
+	.globl shifted
+	.type shifted, @function
+shifted:
+.L1:
+	movupd	(%rax), %xmm0
+	addpd	-8(%rax), %xmm0
+	addq	$16, %rax
+	addq	$16, %rdx
+	movups	%xmm0, -16(%rdx)
+	cmpq	%rcx, %rax
+	jne	.L1
+	ret
+	.size shifted, .-shifted
+EOF
+"$LOOPKIT" mdl replay shifted.s $L1 --json -o d >shifted.json ||
+	fail "replay of an aligned operand below its base: $(cat shifted.json)"
+[ "$(field shifted.json run_status)" = ok ] || fail "shifted: $(cat shifted.json)"
+
 # Refusals, with their reasons (exit 0).
 refused() {
 	"$LOOPKIT" mdl replay "$A/$1.s" $L1 --json -o d >"$1.r.json" ||
