@@ -435,4 +435,56 @@ int lk_mdl_db_collect(struct lk_ctx *ctx, struct lk_store *s,
 		      const struct lk_mdl_db_plan *p, const char *method,
 		      int64_t campaign, struct lk_mdl_db_row *out);
 
+/* ---- Replay: a binary's loop re-run verbatim (src/mdl/replay.c). ---- */
+
+struct lk_mdl_replay_opts {
+	enum lk_mdl_level level;
+	long bytes;            /* working set; 0: the level's */
+	int max_streams;       /* refuse more base registers (7) */
+	const char *source;    /* named in the header; NULL: the function */
+};
+
+/* L1, bytes 0, 7 streams. */
+void lk_mdl_replay_opts_init(struct lk_mdl_replay_opts *o);
+
+struct lk_mdl_replay {
+	uint64_t loop;
+	int refused;           /* then reason (from a closed list) */
+	char *reason;
+	enum lk_mdl_level level;
+	long bytes;            /* the working set walked */
+	long trips;            /* loop iterations per call (per step) */
+	int kept;              /* trips is the compiled immediate count */
+	long chunks;           /* calls before the walk starts again */
+	long unroll;           /* canonical iterations per iteration */
+	size_t streams;        /* base registers */
+	long walk;             /* bytes the bases advance per iteration */
+};
+
+/*
+ * The C benchmark replaying the loop headed by block head of cfg (an
+ * lk_mdl_loops entry) into c_source: the loop's bytes verbatim in a
+ * top-level asm function, its registers set by a prologue, its bases
+ * walking chunks of arrays that make the level's working set, measured
+ * with LK_MEASURE_NAMED("replay"); the first line is a comment
+ * "loopkit-mdl-replay: key=value ..." (iterations-per-step = trips).
+ * A loop that cannot be replayed (multi-block, a call, an indirect or
+ * non-affine address, more than max_streams streams, a displacement
+ * span over 64 MiB, written RIP-relative data, an exit test it does not
+ * understand) is out->refused with the reason, not an error. LK_EINPUT
+ * for a head that is no block, or a level whose size is unknown.
+ */
+int lk_mdl_replay(struct lk_ctx *ctx, const struct lk_cfg *cfg, size_t head,
+		  const struct lk_mdl_replay_opts *o, struct lk_mdl_replay *out,
+		  struct lk_buf *c_source);
+void lk_mdl_replay_release(struct lk_mdl_replay *r);
+/*
+ * Record c_source as a variant of campaign (the file in the store's
+ * object area, keyed by its content: a rerun records nothing new) with
+ * r's facts as parameters; *variant_id gets it.
+ */
+int lk_mdl_replay_record(struct lk_ctx *ctx, struct lk_store *s,
+			 int64_t campaign, const struct lk_mdl_replay *r,
+			 const struct lk_buf *c_source, int64_t *variant_id);
+
 #endif

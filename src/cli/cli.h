@@ -73,6 +73,20 @@ int cmd_mdl(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 
 int cmd_mdl_extract(int argc, char **argv);  /* cmd-mdl-extract.c */
+/* A binary operand of mdl extract, replay, predict: a .s file is
+ * assembled into a temporary object first (its function: --function or
+ * its first .globl symbol). */
+struct mdl_input {
+	const char *path;       /* as given */
+	char dir[32];           /* the temporary directory, or "" */
+	char *binary, *name;    /* the ELF to read; the function or NULL */
+};
+int cmd_mdl_input(struct lk_ctx *ctx, const char *path, const char *function,
+		  struct mdl_input *in);
+/* Name the assembly file in ctx's message instead of the object. */
+void cmd_mdl_input_error(struct lk_ctx *ctx, const struct mdl_input *in);
+void cmd_mdl_input_release(struct mdl_input *in);
+int cmd_mdl_replay(int argc, char **argv);   /* cmd-mdl-replay.c */
 /* loopkit mdl db ... and mdl predict (cmd-mdl-db.c, cmd-mdl-predict.c). */
 int cmd_mdl_db(int argc, char **argv);
 int cmd_mdl_predict(int argc, char **argv);

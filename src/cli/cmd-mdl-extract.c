@@ -153,49 +153,68 @@ static int extract(struct lk_ctx *ctx, const struct xargs *a,
 	return ret;
 }
 
-static int from_asm(struct lk_ctx *ctx, const struct xargs *a,
-		    const char *path)
+int cmd_mdl_input(struct lk_ctx *ctx, const char *path, const char *function,
+		  struct mdl_input *in)
 {
-	char dir[] = "/tmp/loopkit-mdl-XXXXXX", *obj, *text = NULL;
-	char *name = NULL;
+	char *text = NULL;
 	size_t len;
-	int ret = lk_file_check_regular(ctx, path);
+	int ret;
 
+	memset(in, 0, sizeof(*in));
+	in->path = path;
+	if (!is_asm(path)) {
+		in->binary = lk_strdup(path);
+		in->name = function ? lk_strdup(function) : NULL;
+		return 0;
+	}
+	ret = lk_file_check_regular(ctx, path);
 	if (!ret)
 		ret = lk_file_read(ctx, path, &text, &len);
 	if (ret)
 		return ret;
-	if (!a->function && !(name = first_global(text))) {
-		free(text);
+	in->name = function ? lk_strdup(function) : first_global(text);
+	free(text);
+	if (!in->name)
 		return lk_error(ctx, LK_EINPUT, "%s: no .globl symbol (name "
 				"the function with --function)", path);
-	}
-	free(text);
-	if (!mkdtemp(dir)) {
-		free(name);
+	snprintf(in->dir, sizeof(in->dir), "/tmp/loopkit-mdl-XXXXXX");
+	if (!mkdtemp(in->dir)) {
+		in->dir[0] = 0;
 		return lk_error_errno(ctx, "creating a temporary directory");
 	}
-	obj = lk_asprintf("%s/loop.o", dir);
-	ret = assemble(ctx, path, obj);
-	if (!ret)
-		ret = extract(ctx, a, obj, a->function ? a->function : name);
-	if (ret && !strncmp(ctx->msg, obj, strlen(obj))) {
-		/* name the assembly file, not the temporary object */
-		char *rest = lk_strdup(ctx->msg + strlen(obj));
+	in->binary = lk_asprintf("%s/loop.o", in->dir);
+	return assemble(ctx, path, in->binary);
+}
 
-		snprintf(ctx->msg, sizeof(ctx->msg), "%s%s", path, rest);
+void cmd_mdl_input_error(struct lk_ctx *ctx, const struct mdl_input *in)
+{
+	size_t n = in->dir[0] && in->binary ? strlen(in->binary) : 0;
+
+	if (n && !strncmp(ctx->msg, in->binary, n)) {
+		/* name the assembly file, not the temporary object */
+		char *rest = lk_strdup(ctx->msg + n);
+
+		snprintf(ctx->msg, sizeof(ctx->msg), "%s%s", in->path, rest);
 		free(rest);
 	}
-	unlink(obj);
-	rmdir(dir);
-	free(obj);
-	free(name);
-	return ret;
+}
+
+void cmd_mdl_input_release(struct mdl_input *in)
+{
+	if (in->dir[0]) {
+		if (in->binary)
+			unlink(in->binary);
+		rmdir(in->dir);
+	}
+	free(in->binary);
+	free(in->name);
+	memset(in, 0, sizeof(*in));
 }
 
 int cmd_mdl_extract(int argc, char **argv)
 {
 	struct xargs a = {0};
+	struct mdl_input in;
 	const struct lk_opt opts[] = {
 		{'f', "function", LK_OPT_STRING, &a.function, "NAME",
 		 "this function (default: the measured kernel)"},
@@ -228,8 +247,12 @@ int cmd_mdl_extract(int argc, char **argv)
 						  "is not an address", a.loop);
 	}
 	lk_ctx_init(&ctx);
-	ret = is_asm(argv[first]) ? from_asm(&ctx, &a, argv[first]) :
-				    extract(&ctx, &a, argv[first], a.function);
+	ret = cmd_mdl_input(&ctx, argv[first], a.function, &in);
+	if (!ret)
+		ret = extract(&ctx, &a, in.binary, in.name);
+	if (ret)
+		cmd_mdl_input_error(&ctx, &in);
+	cmd_mdl_input_release(&in);
 	if (ret == LK_ENOTFOUND || ret == LK_EINPUT) {
 		fprintf(stderr, "loopkit: error: %s\n", ctx.msg);
 		return 2;

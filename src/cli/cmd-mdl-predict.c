@@ -9,19 +9,25 @@
 #include <string.h>
 
 #include "cli.h"
+#include "loopkit/binary.h"
 #include "loopkit/mdl.h"
 #include "loopkit/toolchain.h"
 
 static const char usage[] =
-	"FILE.mdl [options]\n\n"
+	"FILE.mdl|BINARY|FILE.s [options]\n\n"
 	"Predict the description's tsc-calibrated cycles per canonical\n"
 	"iteration at each memory level from the seeds measured by\n"
-	"'loopkit mdl db build' (seed:NAME: a seed of share/mdl/seeds).";
+	"'loopkit mdl db build' (seed:NAME: a seed of share/mdl/seeds).\n"
+	"A binary's loop (default: the first innermost loop of the measured\n"
+	"kernel that extraction accepts) is extracted first, and the\n"
+	"prediction also given per iteration of the compiled loop\n"
+	"(x meta.unroll); a refused loop says why ('refused: REASON').";
 
 struct predict_args {
-	const char *dir, *isa, *level, *combine;
+	const char *dir, *isa, *level, *combine, *function, *loop;
 	long orders, kmax;
 	int trace, json;
+	long unroll;             /* a binary's loop: meta.unroll; else 0 */
 };
 
 static int check_args(const struct predict_args *a)
@@ -74,13 +80,18 @@ static int load_db(struct lk_ctx *ctx, const char *dir,
 }
 
 static void print_text(const char *file, const struct lk_mdl_db_row *db,
-		       const struct lk_mdl_prediction *p, int trace)
+		       const struct lk_mdl_prediction *p, int trace,
+		       long unroll)
 {
 	size_t i;
 
 	printf("%-4s %.6g cycles/iter (tsc-calibrated; residual %.3g; %s "
-	       "database %.12s)\n", lk_mdl_level_name(p->level), p->value,
+	       "database %.12s)", lk_mdl_level_name(p->level), p->value,
 	       p->residual, db->isa, db->hash);
+	if (unroll)
+		printf(", %.6g per loop iteration (unroll %ld)",
+		       p->value * (double)unroll, unroll);
+	printf("\n");
 	for (i = 0; trace && i < p->nsteps; i++)
 		printf("  step %zu: µkernel %zu order %d seed %s scale %.6g "
 		       "residual %.6g\n", i + 1, p->step_ukernel[i],
@@ -90,14 +101,20 @@ static void print_text(const char *file, const struct lk_mdl_db_row *db,
 }
 
 static void print_json(const struct lk_mdl_db_row *db,
-		       const struct lk_mdl_prediction *p, int first)
+		       const struct lk_mdl_prediction *p, int first,
+		       long unroll)
 {
 	size_t i;
 
-	printf("%s{\"level\": \"%s\", \"value\": %.17g, \"unit\": "
+	printf("%s{", first ? "" : ", ");
+	if (unroll)
+		printf("\"cycles_per_iteration\": %.17g, "
+		       "\"cycles_per_canonical_iteration\": %.17g, ",
+		       p->value * (double)unroll, p->value);
+	printf("\"level\": \"%s\", \"value\": %.17g, \"unit\": "
 	       "\"cycles/iter\", \"source\": \"tsc-calibrated\", "
 	       "\"residual\": %.17g, \"seeds\": %zu, \"trace\": [",
-	       first ? "" : ", ", lk_mdl_level_name(p->level), p->value,
+	       lk_mdl_level_name(p->level), p->value,
 	       p->residual, p->seeds);
 	for (i = 0; i < p->nsteps; i++)
 		printf("%s{\"ukernel\": %zu, \"order\": %d, \"seed\": \"%s\", "
@@ -120,9 +137,10 @@ static int predict_levels(struct lk_ctx *ctx, const char *file,
 	if (!all)
 		lk_mdl_level_parse(a->level, &only);
 	if (a->json)
-		printf("{\"file\": \"%s\", \"isa\": \"%s\", \"database\": "
-		       "\"%s\", \"combine\": \"%s\", \"predictions\": [",
-		       file, db->isa, db->hash, a->combine);
+		printf("{\"status\": \"ok\", \"file\": \"%s\", \"isa\": \"%s\", "
+		       "\"database\": \"%s\", \"combine\": \"%s\", "
+		       "\"unroll\": %ld, \"predictions\": [", file, db->isa,
+		       db->hash, a->combine, a->unroll ? a->unroll : 1);
 	for (l = LK_MDL_L1; !ret && l <= LK_MDL_RAM; l++) {
 		struct lk_mdl_prediction p;
 
@@ -131,9 +149,9 @@ static int predict_levels(struct lk_ctx *ctx, const char *file,
 			continue;
 		ret = lk_mdl_predict(ctx, db, file, m, l, o, &p);
 		if (!ret && a->json)
-			print_json(db, &p, !shown);
+			print_json(db, &p, !shown, a->unroll);
 		else if (!ret)
-			print_text(file, db, &p, a->trace);
+			print_text(file, db, &p, a->trace, a->unroll);
 		shown++;
 		lk_mdl_prediction_release(&p);
 	}
@@ -142,18 +160,16 @@ static int predict_levels(struct lk_ctx *ctx, const char *file,
 	return ret;
 }
 
-static int predict_file(struct lk_ctx *ctx, const char *path,
-			const struct predict_args *a)
+static int predict_mdl(struct lk_ctx *ctx, const char *path,
+		       const struct lk_mdl *mp, const struct predict_args *a)
 {
 	const struct lk_mdl_machine *machine;
 	struct lk_mdl_predict_opts o;
 	struct lk_mdl_db_row db;
-	struct lk_mdl m;
+	const struct lk_mdl m = *mp;
 	double f[LK_MDL_NFEATURES];
-	int ret = lk_mdl_load(ctx, path, &m);
+	int ret;
 
-	if (ret)
-		return ret;
 	o.combine = strcmp(a->combine, "sum") ? LK_MDL_COMBINE_JOINT
 					      : LK_MDL_COMBINE_SUM;
 	lk_mdl_knn_opts_init(&o.knn);
@@ -166,14 +182,108 @@ static int predict_file(struct lk_ctx *ctx, const char *path,
 		ret = predict_levels(ctx, path, &m, &db, a, &o);
 		lk_mdl_db_row_release(&db);
 	}
+	return ret;
+}
+
+static int predict_file(struct lk_ctx *ctx, const char *path,
+			const struct predict_args *a)
+{
+	struct lk_mdl m;
+	int ret = lk_mdl_load(ctx, path, &m);
+
+	if (ret)
+		return ret;
+	ret = predict_mdl(ctx, path, &m, a);
 	lk_mdl_release(&m);
 	return ret;
 }
 
+/* The loop: --loop's, else the first that extraction accepts, else
+ * the first (whose refusal is printed). */
+static int extract_loop(struct lk_ctx *ctx, const struct lk_cfg *cfg,
+			const struct predict_args *a, uint64_t addr,
+			struct lk_mdl_extraction *x)
+{
+	size_t *heads = NULL, n = 0, i;
+	int ret = 0, found = 0;
+
+	memset(x, 0, sizeof(*x));
+	lk_mdl_loops(cfg, &heads, &n);
+	for (i = 0; !ret && !found && i < n; i++) {
+		if (a->loop && cfg->blocks[heads[i]].start != addr)
+			continue;
+		lk_mdl_extraction_release(x);
+		ret = lk_mdl_extract(ctx, cfg, heads[i], x);
+		found = a->loop || (!ret && !x->refused);
+	}
+	if (!ret && !found && n && !a->loop) {
+		lk_mdl_extraction_release(x);
+		ret = lk_mdl_extract(ctx, cfg, heads[0], x);
+		found = !ret;
+	}
+	free(heads);
+	if (!ret && !found)
+		ret = lk_error(ctx, LK_ENOTFOUND, a->loop ?
+			       "%s: no innermost loop at %s" : "%s: no loop",
+			       cfg->fn.name, a->loop);
+	return ret;
+}
+
+static int predict_binary(struct lk_ctx *ctx, const char *path,
+			  struct predict_args *a)
+{
+	struct lk_mdl_extraction x = {0};
+	struct mdl_input in;
+	struct lk_function fn;
+	struct lk_cfg cfg;
+	uint64_t addr = a->loop ? strtoull(a->loop, NULL, 0) : 0;
+	int inlined = 0, ret = cmd_mdl_input(ctx, path, a->function, &in);
+
+	if (!ret)
+		ret = in.name ? lk_elf_function(ctx, in.binary, in.name, &fn) :
+			lk_elf_roi_function(ctx, in.binary, &fn, &inlined);
+	if (!ret && !(ret = lk_cfg_build(ctx, lk_decoder_x86_64(), &fn,
+					 &cfg))) {
+		ret = extract_loop(ctx, &cfg, a, addr, &x);
+		lk_cfg_release(&cfg);
+	}
+	if (!ret && x.refused && a->json) {
+		struct lk_buf b = LK_BUF_INIT;
+
+		lk_buf_addf(&b, "{\"status\": \"refused\", \"file\": ");
+		lk_buf_add_json_str(&b, path);
+		lk_buf_adds(&b, ", \"reason\": ");
+		lk_buf_add_json_str(&b, x.reason);
+		lk_buf_addf(&b, ", \"loop\": \"0x%llx\"}\n",
+			    (unsigned long long)x.loop);
+		fputs(lk_buf_str(&b), stdout);
+		lk_buf_release(&b);
+	} else if (!ret && x.refused) {
+		printf("refused: %s\n", x.reason);
+	} else if (!ret) {
+		a->unroll = x.unroll > 0 ? x.unroll : 1;
+		ret = predict_mdl(ctx, path, &x.mdl, a);
+	}
+	if (ret)
+		cmd_mdl_input_error(ctx, &in);
+	lk_mdl_extraction_release(&x);
+	cmd_mdl_input_release(&in);
+	return ret;
+}
+
+/* An MDL operand: seed:NAME or a name ending in .mdl. */
+static int is_mdl(const char *operand)
+{
+	size_t n = strlen(operand);
+
+	return !strncmp(operand, "seed:", 5) || (n > 4 &&
+		!strcmp(operand + n - 4, ".mdl"));
+}
+
 int cmd_mdl_predict(int argc, char **argv)
 {
-	struct predict_args a = {"loopkit.d", "auto", "all", "joint", 1, 8, 0,
-				 0};
+	struct predict_args a = {"loopkit.d", "auto", "all", "joint", NULL, NULL,
+				 1, 8, 0, 0, 0};
 	const struct lk_opt opts[] = {
 		{'o', "output", LK_OPT_STRING, &a.dir, "DIR",
 		 "the campaign store holding the database (loopkit.d)"},
@@ -190,6 +300,10 @@ int cmd_mdl_predict(int argc, char **argv)
 		{0, "trace", LK_OPT_BOOL, &a.trace, NULL,
 		 "print each step: seed, scale, residual"},
 		{0, "json", LK_OPT_BOOL, &a.json, NULL, "print JSON"},
+		{'f', "function", LK_OPT_STRING, &a.function, "NAME",
+		 "a binary's function (default: the measured kernel)"},
+		{0, "loop", LK_OPT_STRING, &a.loop, "ADDR",
+		 "a binary's loop whose first instruction is at ADDR"},
 		LK_OPT_END};
 	int first = lk_opts_parse("mdl predict", usage, opts, argc, argv);
 	struct lk_ctx ctx;
@@ -200,13 +314,25 @@ int cmd_mdl_predict(int argc, char **argv)
 		return first == -1 ? 0 : 2;
 	if (first != argc - 1)
 		return lk_cli_usage_error("mdl predict", "expected one "
-					  "FILE.mdl");
+					  "FILE.mdl or BINARY");
 	if ((ret = check_args(&a)))
 		return ret;
+	if (a.loop) {
+		char *end;
+
+		strtoull(a.loop, &end, 0);
+		if (!*a.loop || *end)
+			return lk_cli_usage_error("mdl predict", "--loop: '%s' "
+						  "is not an address", a.loop);
+	}
 	lk_ctx_init(&ctx);
-	path = mdl_path(argv[first]);
-	ret = predict_file(&ctx, path, &a);
-	free(path);
+	if (is_mdl(argv[first])) {
+		path = mdl_path(argv[first]);
+		ret = predict_file(&ctx, path, &a);
+		free(path);
+	} else {
+		ret = predict_binary(&ctx, argv[first], &a);
+	}
 	if (!ret && fflush(stdout))
 		ret = lk_error_errno(&ctx, "writing the output");
 	return ret ? lk_cli_fail(&ctx) : 0;

@@ -25,7 +25,10 @@ static const char usage[] =
 	"  extract BINARY|FILE.s  innermost loops as MDL ('mdl extract -h')\n"
 	"  db build|show|export the seed database, measured per ISA class\n"
 	"                       and memory level into the store\n"
-	"  predict FILE.mdl     the iterative k-NN against that database\n\n"
+	"  predict FILE.mdl|BINARY  the iterative k-NN against that\n"
+	"                       database (a binary's loop extracted first)\n"
+	"  replay BINARY --level L  the loop's own bytes re-run on the\n"
+	"                       level's working set, measured\n\n"
 	"Errors name the file, line and column (exit 2). The language:\n"
 	"doc/mdl.md.";
 
@@ -250,7 +253,7 @@ int cmd_mdl(int argc, char **argv)
 			return lk_cli_usage_error("mdl", "expected a "
 						  "subcommand (fmt, "
 						  "concretize, extract, db, "
-						  "predict)");
+						  "predict, replay)");
 		lk_opts_usage(stdout, "mdl", usage, none);
 		return 0;
 	}
@@ -264,7 +267,9 @@ int cmd_mdl(int argc, char **argv)
 		return cmd_mdl_db(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "predict"))
 		return cmd_mdl_predict(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "replay"))
+		return cmd_mdl_replay(argc - 1, argv + 1);
 	return lk_cli_usage_error("mdl", "unknown subcommand '%s' (fmt, "
-				  "concretize, extract, db, predict)",
+				  "concretize, extract, db, predict, replay)",
 				  argv[1]);
 }

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loopkit/mdl.h"
+#include "mdl-int.h"
 
 static const int unrolls[] = {1, 2, 4, 8};
 static const int bundle_counts[] = {1, 2, 3};
@@ -131,8 +131,8 @@ static long header_iterations(const struct lk_buf *c)
 	return strtol(at + strlen(key), NULL, 10);
 }
 
-static int write_object(struct lk_ctx *ctx, struct lk_store *s,
-			const struct lk_buf *c, char *hash, char **path)
+int mdl_store_object(struct lk_ctx *ctx, struct lk_store *s,
+		     const struct lk_buf *c, char *hash, char **path)
 {
 	char *dir;
 	int ret;
@@ -166,7 +166,7 @@ static int record_unit(struct lk_ctx *ctx, struct lk_store *s,
 	o.bundles = u->bundles;
 	o.source = seed->name;
 	if ((ret = lk_mdl_concretize(ctx, &seed->mdl, p->machine, &o, &c)) ||
-	    (ret = write_object(ctx, s, &c, src_hash, &path)))
+	    (ret = mdl_store_object(ctx, s, &c, src_hash, &path)))
 		goto out;
 	u->iterations = header_iterations(&c);
 	if (u->iterations <= 0) {

@@ -40,4 +40,9 @@ int mdl_error(struct mdl_lexer *lx, const struct mdl_token *t,
 void mdl_expr_free(struct lk_mdl_expr *e);
 void mdl_value_release(struct lk_mdl_value *v);
 
+/* Write generated C text c into the store's object area (db.c), named
+ * by its content hash (into hash, LK_HASH_HEX); *path is the caller's. */
+int mdl_store_object(struct lk_ctx *ctx, struct lk_store *s,
+		     const struct lk_buf *c, char *hash, char **path);
+
 #endif

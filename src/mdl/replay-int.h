@@ -1,0 +1,68 @@
+/* mdl's replay internals (replay.c): the facts of one loop that the
+ * generated benchmark needs. */
+#ifndef LOOPKIT_MDL_REPLAY_H
+#define LOOPKIT_MDL_REPLAY_H
+
+#include "loopkit/binary.h"
+#include "loopkit/mdl.h"
+
+/* One memory access: base + index * scale + disp, the inductions'
+ * increments before it folded in (disp; pre_index for the index). */
+struct rp_acc {
+	int base, index;          /* 0..15 (rax..r15), index -1: none */
+	unsigned scale, bytes;
+	long long disp, pre_index;
+	long long stride;         /* bytes per iteration */
+	int write;
+	unsigned align;           /* the address must be a multiple (or 1) */
+};
+
+/* A stream: the accesses of one base register, and its array. */
+struct rp_group {
+	int reg;
+	long long stride;         /* the widest of its accesses' */
+	long long lo, hi;         /* bytes touched in one call, from the base */
+	long long disp_lo, disp_hi;
+	long long index_off;      /* what index registers add to the base */
+	long shift;               /* chunk 0's start, mod 64, that aligns
+				     its aligned accesses */
+	long origin, chunk_step, alloc;
+};
+
+struct rp {
+	const struct lk_insn *insns;   /* the block, the jump included */
+	size_t ninsns;
+	uint64_t loop_addr;
+	struct lk_insn_ops *ops;       /* all but the jump */
+	size_t n;
+	unsigned char used[16], written[16], induction[16];
+	unsigned char is_base[16], is_index[16];
+	long long step[16];
+	int64_t start[16];             /* entry values but the bases' */
+	struct rp_acc *accs;
+	size_t naccs, aaccs;
+	struct rp_group *groups;
+	size_t ngroups, agroups;
+	/* the exit: flags of counter vs bound (register or immediate), or
+	 * of the counter's own update (value_flags) */
+	size_t flag_insn;
+	int has_flags;
+	long long pre_flags[16];
+	int counter, bound, counter_first, value_flags, has_imm;
+	int64_t imm, bound_delta;
+	long long pre_cmp;
+	unsigned width;
+	char cc[8];
+	/* vectors: registers used, widest, VEX/EVEX code, masks read,
+	 * floating-point operands of 4 and 8 bytes */
+	unsigned vec, mask, vbytes;
+	int vex;
+	long fp4, fp8;
+	/* the walk */
+	long bytes, walk, trips, chunks;
+	int kept;
+	size_t nrip;
+	char *reason;
+};
+
+#endif
