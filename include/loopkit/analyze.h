@@ -224,6 +224,7 @@ struct lk_forest {
 	size_t ntrees;
 	int nclasses, nfeat;
 	double *importance, *importance_std;  /* MDI mean, std over trees */
+	struct lk_flat_tree *flat;            /* private: for prediction */
 };
 
 /* Fit ntrees bootstrap trees on up to jobs threads; same result for any
@@ -231,8 +232,18 @@ struct lk_forest {
 void lk_forest_fit(struct lk_forest *f, const struct lk_dataset *d,
 		   size_t ntrees, const struct lk_tree_params *p, int jobs);
 void lk_forest_release(struct lk_forest *f);
+/* Class index (soft vote, ties to the smaller) or the mean of row. */
 double lk_forest_predict(const struct lk_forest *f, const double *const *x,
 			 size_t row);
+/* lk_forest_predict of every row of d into pred (d->n values), tree by
+ * tree over blocks of rows. */
+void lk_forest_predict_all(const struct lk_forest *f,
+			   const struct lk_dataset *d, double *pred);
+/* lk_permutation_importance of the forest, the same figures bit for bit,
+ * re-walking only the trees whose path for a row tests the feature. */
+void lk_forest_permutation_importance(const struct lk_forest *f,
+				      const struct lk_dataset *d, int repeats,
+				      uint64_t seed, double *mean, double *std);
 
 /* Scores: accuracy (classes) or R^2 (regression) of a predictor. */
 typedef double (*lk_predict_fn)(const void *model, const double *const *x,
@@ -264,6 +275,7 @@ struct lk_analyze_options {
 	struct lk_tree_params tree;
 	long forest;                /* trees; 0: no forest */
 	long forest_max_depth;
+	int permutation;            /* importance repeats; 0: none */
 	int knn;                    /* 0: no k-NN */
 	const char *split_column;
 	double test_fraction;       /* default 0.2 */

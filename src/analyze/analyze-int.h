@@ -30,7 +30,7 @@ struct lk_analysis {
 	double *perm_mean, *perm_std;
 	size_t *confusion;            /* nclasses^2, rows true */
 	double *pred;                 /* the tree's prediction per row */
-	double seconds_tree, seconds_forest;
+	double seconds_tree, seconds_forest, seconds_importance;
 };
 
 /* The JSON summary and the human summary of a finished analysis. */

@@ -246,11 +246,6 @@ static double tree_fn(const void *m, const double *const *x, size_t row)
 	return lk_tree_predict(m, x, row);
 }
 
-static double forest_fn(const void *m, const double *const *x, size_t row)
-{
-	return lk_forest_predict(m, x, row);
-}
-
 static double knn_fn(const void *m, const double *const *x, size_t row)
 {
 	const struct lk_analysis *a = m;
@@ -273,6 +268,25 @@ static double evaluate(struct lk_analysis *a, lk_predict_fn fn,
 	*rmse = lk_rmse_r2(p, a->test.y, a->test.n, &r2);
 	free(p);
 	return r2;
+}
+
+/* evaluate() for the forest, its test rows predicted in one pass. */
+static double evaluate_forest(struct lk_analysis *a)
+{
+	double *p = lk_calloc(a->test.n + 1, sizeof(*p)), r, r2, hits = 0;
+	size_t i;
+
+	lk_forest_predict_all(&a->forest, &a->test, p);
+	if (a->regression) {
+		a->forest_rmse = lk_rmse_r2(p, a->test.y, a->test.n, &r2);
+		r = r2;
+	} else {
+		for (i = 0; i < a->test.n; i++)
+			hits += (int)p[i] == a->test.cls[i];
+		r = a->test.n ? hits / (double)a->test.n : NAN;
+	}
+	free(p);
+	return r;
 }
 
 static void predict_all(struct lk_analysis *a)
@@ -317,13 +331,16 @@ static void fit(struct lk_analysis *a)
 			(long)fmax(1, floor(sqrt((double)a->nfeat)));
 		lk_forest_fit(&a->forest, &a->train, (size_t)o->forest, &fp,
 			      o->jobs);
-		a->forest_score = evaluate(a, forest_fn, &a->forest,
-					   &a->forest_rmse);
+		a->forest_score = evaluate_forest(a);
+		a->seconds_forest = lk_now() - t0;
+		t0 = lk_now();
 		a->perm_mean = lk_calloc(a->nfeat + 1, sizeof(double));
 		a->perm_std = lk_calloc(a->nfeat + 1, sizeof(double));
-		lk_permutation_importance(forest_fn, &a->forest, &a->test, 10,
-					  o->seed, a->perm_mean, a->perm_std);
-		a->seconds_forest = lk_now() - t0;
+		if (o->permutation > 0)
+			lk_forest_permutation_importance(
+				&a->forest, &a->test, o->permutation, o->seed,
+				a->perm_mean, a->perm_std);
+		a->seconds_importance = lk_now() - t0;
 	}
 	if (o->knn > 0)
 		a->knn_score = evaluate(a, knn_fn, a, &a->knn_rmse);
@@ -373,7 +390,7 @@ static void run_key(const struct lk_analyze_options *o, const char *text,
 	lk_buf_addf(&b, "v1 target=%s split=%s test=%.17g seed=%llu norm=%d "
 		    "cat=%d:%s:%.17g:%.17g:%zu:%zu crit=%d depth=%ld "
 		    "mss=%ld msl=%ld mln=%ld mf=%ld ccp=%.17g tseed=%llu "
-		    "forest=%ld fdepth=%ld knn=%d", o->target,
+		    "forest=%ld fdepth=%ld knn=%d perm=%d", o->target,
 		    o->split_column ? o->split_column : "", o->test_fraction,
 		    (unsigned long long)o->seed, o->normalize, o->cat.method,
 		    o->cat.bandwidth ? o->cat.bandwidth : "", o->cat.step_from,
@@ -382,7 +399,7 @@ static void run_key(const struct lk_analyze_options *o, const char *text,
 		    o->tree.min_samples_split, o->tree.min_samples_leaf,
 		    o->tree.max_leaf_nodes, o->tree.max_features,
 		    o->tree.ccp_alpha, (unsigned long long)o->tree.seed,
-		    o->forest, o->forest_max_depth, o->knn);
+		    o->forest, o->forest_max_depth, o->knn, o->permutation);
 	lk_hash_add_str(&h, lk_buf_str(&b));
 	for (i = 0; i < o->features.n; i++)
 		lk_hash_add_str(&h, o->features.v[i]);

@@ -138,7 +138,9 @@ void lk_analysis_json(const struct lk_analysis *a, struct lk_buf *b)
 		feature_map(a, a->perm_mean, b);
 		lk_buf_adds(b, ", \"permutation_std\": ");
 		feature_map(a, a->perm_std, b);
-		lk_buf_addf(b, ", \"seconds\": %.6f},\n", a->seconds_forest);
+		lk_buf_addf(b, ", \"seconds\": %.6f, "
+			    "\"seconds_importance\": %.6f},\n",
+			    a->seconds_forest, a->seconds_importance);
 	} else {
 		lk_buf_adds(b, "  \"forest\": null,\n");
 	}

@@ -24,7 +24,7 @@ struct args {
 	const char *csv, *target, *categories, *bandwidth, *split_column;
 	const char *normalize, *criterion, *test, *outdir, *ccp;
 	struct lk_strv features, derive, where;
-	long max_depth, forest, forest_max_depth, seed, knn, jobs;
+	long max_depth, forest, forest_max_depth, seed, knn, jobs, permutation;
 	long min_split, min_leaf, max_leaf, grid, min_count;
 	int json;
 };
@@ -124,6 +124,10 @@ static int convert(struct args *a, struct lk_analyze_options *o,
 	o->forest = a->forest;
 	o->forest_max_depth = a->forest_max_depth;
 	o->knn = (int)a->knn;
+	if (a->permutation < 0 || a->permutation > 1000)
+		return lk_cli_usage_error("analyze", "--permutation: expected "
+					  "0 to 1000 repeats");
+	o->permutation = (int)a->permutation;
 	o->split_column = a->split_column;
 	o->test_fraction = 0.2;
 	if (a->test && (lk_parse_double(a->test, &o->test_fraction) ||
@@ -172,7 +176,8 @@ static int print_stored(struct lk_ctx *ctx, const char *dir, int json)
 
 int cmd_analyze(int argc, char **argv)
 {
-	struct args a = {.max_depth = 0, .forest = 100, .knn = 10, .jobs = 0};
+	struct args a = {.max_depth = 0, .forest = 100, .knn = 10, .jobs = 0,
+			 .permutation = 10};
 	struct lk_analyze_options o = {0};
 	const struct lk_opt opts[] = {
 		{0, "csv", LK_OPT_STRING, &a.csv, "FILE", "the table ('-': stdin)"},
@@ -203,6 +208,8 @@ int cmd_analyze(int argc, char **argv)
 		{0, "forest", LK_OPT_LONG, &a.forest, "N", "trees (100; 0: none)"},
 		{0, "forest-max-depth", LK_OPT_LONG, &a.forest_max_depth, "N",
 		 "their depth (0: none)"},
+		{0, "permutation", LK_OPT_LONG, &a.permutation, "N",
+		 "permutation importance repeats (10; 0: none)"},
 		{0, "knn", LK_OPT_LONG, &a.knn, "K", "k-NN baseline (10; 0: none)"},
 		{0, "split-column", LK_OPT_STRING, &a.split_column, "NAME",
 		 "'test' (or non-zero) rows are the test set"},

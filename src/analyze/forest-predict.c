@@ -1,0 +1,303 @@
+/*
+ * Forest prediction over whole data sets: each tree flattened into
+ * 16-byte nodes laid out breadth first (children adjacent) with its
+ * leaves' normalised values apart, every row pushed through a tree in
+ * one pass, and permutation importance that re-walks only the trees
+ * whose path for a row tests the shuffled feature. Sums run over the
+ * trees in index order, as lk_forest_predict does, so the figures are
+ * the row-by-row ones bit for bit.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cart-int.h"
+
+/* Rows per block: bounds the leaf and path tables to a few MB. */
+#define BLOCK_CELLS (1u << 19)
+
+static void flatten(struct lk_flat_tree *ft, const struct lk_tree *t, int nv)
+{
+	int *queue = lk_calloc(t->n + 1, sizeof(*queue));
+	size_t head = 0, tail = 0, leaves = 0;
+
+	ft->nodes = lk_calloc(t->n + 1, sizeof(*ft->nodes));
+	ft->values = lk_calloc((t->n + 1) * (size_t)nv, sizeof(double));
+	if (t->n)
+		queue[tail++] = 0;
+	for (; head < tail; head++) {
+		const struct lk_tree_node *n = &t->nodes[queue[head]];
+		struct lk_flat_node *o = &ft->nodes[head];
+		int c;
+
+		o->feature = n->feature;
+		o->threshold = n->threshold;
+		if (n->feature >= 0) {
+			o->next = (int32_t)tail;
+			queue[tail++] = n->left;
+			queue[tail++] = n->right;
+			continue;
+		}
+		o->next = (int32_t)leaves;
+		for (c = 0; c < nv && n->weight > 0; c++)
+			ft->values[leaves * (size_t)nv + (size_t)c] =
+				n->value[c] / n->weight;
+		leaves++;
+	}
+	ft->n = t->n;
+	free(queue);
+}
+
+void lk_forest_flatten(struct lk_forest *f)
+{
+	int nv = f->nclasses ? f->nclasses : 1;
+	size_t i;
+
+	f->flat = lk_calloc(f->ntrees + 1, sizeof(*f->flat));
+	for (i = 0; i < f->ntrees; i++)
+		flatten(&f->flat[i], &f->trees[i], nv);
+}
+
+void lk_forest_flat_release(struct lk_forest *f)
+{
+	size_t i;
+
+	for (i = 0; f->flat && i < f->ntrees; i++) {
+		free(f->flat[i].nodes);
+		free(f->flat[i].values);
+	}
+	free(f->flat);
+	f->flat = NULL;
+}
+
+/* The leaf of row; *path gets the features tested on the way (bit f,
+ * all bits past 63). Feature 'sub' reads sub_value instead. */
+static uint32_t walk(const struct lk_flat_tree *ft, const double *const *x,
+		     size_t row, int sub, double sub_value, uint64_t *path)
+{
+	const struct lk_flat_node *n = ft->nodes;
+	uint64_t p = 0;
+
+	if (!ft->n)
+		return UINT32_MAX;
+	while (n->feature >= 0) {
+		double v = n->feature == sub ? sub_value : x[n->feature][row];
+
+		p |= n->feature < 64 ? 1ULL << n->feature : ~0ULL;
+		n = &ft->nodes[n->next + !(v <= n->threshold)];
+	}
+	*path = p;
+	return (uint32_t)n->next;
+}
+
+/* Class index or the mean from one leaf per tree (row-wise order). */
+static double combine(const struct lk_forest *f, const uint32_t *leaf,
+		      double *prob)
+{
+	int nv = f->nclasses ? f->nclasses : 1, c, best = 0;
+	size_t t;
+
+	memset(prob, 0, (size_t)nv * sizeof(*prob));
+	for (t = 0; t < f->ntrees; t++) {
+		const double *v;
+
+		if (leaf[t] == UINT32_MAX)
+			continue;
+		v = &f->flat[t].values[(size_t)leaf[t] * (size_t)nv];
+		for (c = 0; c < nv; c++)
+			prob[c] += v[c];
+	}
+	if (!f->nclasses)
+		return prob[0] / (double)(f->ntrees ? f->ntrees : 1);
+	for (c = 1; c < nv; c++)
+		if (prob[c] > prob[best])
+			best = c;
+	return best;
+}
+
+double lk_forest_predict(const struct lk_forest *f, const double *const *x,
+			 size_t row)
+{
+	uint32_t *leaf = lk_calloc(f->ntrees + 1, sizeof(*leaf));
+	double *prob = lk_calloc((size_t)f->nclasses + 1, sizeof(*prob)), r;
+	uint64_t path;
+	size_t t;
+
+	for (t = 0; t < f->ntrees; t++)
+		leaf[t] = walk(&f->flat[t], x, row, -1, 0, &path);
+	r = combine(f, leaf, prob);
+	free(leaf);
+	free(prob);
+	return r;
+}
+
+/* Leaves and paths of rows [r0, r0 + m) for every tree, row-major. */
+static void walk_block(const struct lk_forest *f, const double *const *x,
+		       size_t r0, size_t m, uint32_t *leaf, uint64_t *path)
+{
+	size_t t, i;
+
+	for (t = 0; t < f->ntrees; t++)
+		for (i = 0; i < m; i++)
+			leaf[i * f->ntrees + t] =
+				walk(&f->flat[t], x, r0 + i, -1, 0,
+				     &path[i * f->ntrees + t]);
+}
+
+static size_t block_rows(const struct lk_forest *f)
+{
+	size_t m = BLOCK_CELLS / (f->ntrees ? f->ntrees : 1);
+
+	return m ? m : 1;
+}
+
+void lk_forest_predict_all(const struct lk_forest *f,
+			   const struct lk_dataset *d, double *pred)
+{
+	size_t bm = block_rows(f), r0, i;
+	uint32_t *leaf = lk_calloc(bm * f->ntrees + 1, sizeof(*leaf));
+	uint64_t *path = lk_calloc(bm * f->ntrees + 1, sizeof(*path));
+	double *prob = lk_calloc((size_t)f->nclasses + 1, sizeof(*prob));
+
+	for (r0 = 0; r0 < d->n; r0 += bm) {
+		size_t m = d->n - r0 < bm ? d->n - r0 : bm;
+
+		walk_block(f, d->x, r0, m, leaf, path);
+		for (i = 0; i < m; i++)
+			pred[r0 + i] = combine(f, &leaf[i * f->ntrees], prob);
+	}
+	free(leaf);
+	free(path);
+	free(prob);
+}
+
+/* Accuracy, or R^2, of predictions on d (lk_score's figures). */
+static double score_of(const struct lk_dataset *d, const double *pred)
+{
+	double hits = 0, r2;
+	size_t i;
+
+	if (!d->n)
+		return NAN;
+	if (!d->nclasses) {
+		lk_rmse_r2(pred, d->y, d->n, &r2);
+		return r2;
+	}
+	for (i = 0; i < d->n; i++)
+		hits += (int)pred[i] == d->cls[i];
+	return hits / (double)d->n;
+}
+
+struct perm_state {
+	const struct lk_forest *f;
+	const struct lk_dataset *d;
+	uint32_t *leaf, *row_leaf;
+	uint64_t *path;
+	double *prob;
+};
+
+/* Rows [r0, r0 + m) with feature fe read at perm: hits, or the squared
+ * errors in row order (lk_rmse_r2's sum), added to *acc. */
+static void score_permuted(struct perm_state *s, size_t r0, size_t m,
+			   int fe, const uint32_t *perm, double *acc)
+{
+	const struct lk_forest *f = s->f;
+	const double *col = s->d->x[fe];
+	uint64_t bit = fe < 64 ? 1ULL << fe : 0, p;
+	size_t i, t;
+
+	for (i = 0; i < m; i++) {
+		const uint32_t *base = &s->leaf[i * f->ntrees];
+		const uint64_t *bp = &s->path[i * f->ntrees];
+		double v = col[perm[r0 + i]], pred;
+
+		for (t = 0; t < f->ntrees; t++)
+			s->row_leaf[t] = (bp[t] & bit) || !bit ?
+				walk(&f->flat[t], s->d->x, r0 + i, fe, v, &p) :
+				base[t];
+		pred = combine(f, s->row_leaf, s->prob);
+		if (s->d->nclasses)
+			*acc += (int)pred == s->d->cls[r0 + i];
+		else
+			*acc += (pred - s->d->y[r0 + i]) *
+				(pred - s->d->y[r0 + i]);
+	}
+}
+
+/* The score from score_permuted's sum over every row. */
+static double score_from(const struct lk_dataset *d, double acc)
+{
+	double m = 0, st = 0;
+	size_t i;
+
+	if (!d->n)
+		return NAN;
+	if (d->nclasses)
+		return acc / (double)d->n;
+	for (i = 0; i < d->n; i++)
+		m += d->y[i] / (double)d->n;
+	for (i = 0; i < d->n; i++)
+		st += (d->y[i] - m) * (d->y[i] - m);
+	return st > 0 ? 1 - acc / st : (acc > 0 ? 0 : 1);
+}
+
+void lk_forest_permutation_importance(const struct lk_forest *f,
+				      const struct lk_dataset *d, int repeats,
+				      uint64_t seed, double *mean, double *std)
+{
+	size_t nf = d->nfeat, n = d->n, bm = block_rows(f), fe, i, r0;
+	uint32_t *perm = lk_calloc(nf * (size_t)repeats * n + 1, sizeof(*perm));
+	size_t *shuffle = lk_calloc(n + 1, sizeof(*shuffle));
+	double *pred = lk_calloc(n + 1, sizeof(*pred)), base, *drop;
+	struct perm_state s = {f, d, NULL, NULL, NULL, NULL};
+	struct lk_rng r;
+	int k;
+
+	/* The shuffles in lk_permutation_importance's order, up front. */
+	lk_rng_seed(&r, seed, 0x9e7);
+	for (fe = 0; fe < nf * (size_t)repeats; fe++) {
+		for (i = 0; i < n; i++)
+			shuffle[i] = i;
+		lk_rng_shuffle(&r, shuffle, n);
+		for (i = 0; i < n; i++)
+			perm[fe * n + i] = (uint32_t)shuffle[i];
+	}
+	free(shuffle);
+	lk_forest_predict_all(f, d, pred);
+	base = score_of(d, pred);
+	s.leaf = lk_calloc(bm * f->ntrees + 1, sizeof(*s.leaf));
+	s.path = lk_calloc(bm * f->ntrees + 1, sizeof(*s.path));
+	s.row_leaf = lk_calloc(f->ntrees + 1, sizeof(*s.row_leaf));
+	s.prob = lk_calloc((size_t)f->nclasses + 1, sizeof(*s.prob));
+	drop = lk_calloc(nf * (size_t)repeats + 1, sizeof(*drop));
+	for (r0 = 0; r0 < n; r0 += bm) {
+		size_t m = n - r0 < bm ? n - r0 : bm;
+
+		walk_block(f, d->x, r0, m, s.leaf, s.path);
+		for (fe = 0; fe < nf * (size_t)repeats; fe++)
+			score_permuted(&s, r0, m, (int)(fe / (size_t)repeats),
+				       &perm[fe * n], &drop[fe]);
+	}
+	for (fe = 0; fe < nf * (size_t)repeats; fe++)
+		drop[fe] = base - score_from(d, drop[fe]);
+	for (fe = 0; fe < nf; fe++) {
+		mean[fe] = std[fe] = 0;
+		for (k = 0; k < repeats; k++)
+			mean[fe] += drop[fe * (size_t)repeats + (size_t)k] /
+				    repeats;
+		for (k = 0; k < repeats; k++) {
+			double dv = drop[fe * (size_t)repeats + (size_t)k] -
+				    mean[fe];
+
+			std[fe] += dv * dv;
+		}
+		std[fe] = repeats ? sqrt(std[fe] / repeats) : 0;
+	}
+	free(perm);
+	free(pred);
+	free(drop);
+	free(s.leaf);
+	free(s.path);
+	free(s.row_leaf);
+	free(s.prob);
+}
