@@ -51,11 +51,14 @@ if mode in ("forest", "perm", "all"):
     acc = f.score(X[te], y[te])
 if mode in ("perm", "all"):
     p = permutation_importance(f, X[te], y[te], n_repeats=10, random_state=42, n_jobs=1)
+if mode == "all":
     k = KNeighborsClassifier(10).fit(X[~te], y[~te]).score(X[te], y[te])
     os.makedirs(out, exist_ok=True)
     open(f"{out}/tree.txt", "w").write(export_text(t, feature_names=feats))
     json.dump({"tree": t.score(X[te], y[te]), "forest": acc, "knn": k,
-               "mdi": f.feature_importances_.tolist()}, open(f"{out}/summary.json", "w"))
+               "mdi": f.feature_importances_.tolist(),
+               "permutation": p.importances_mean.tolist()},
+              open(f"{out}/summary.json", "w"))
 PY
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 median3() { # COMMAND...: median CPU seconds (user + sys) of 3 runs

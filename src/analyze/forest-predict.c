@@ -1,9 +1,9 @@
 /*
  * Forest prediction over whole data sets: each tree flattened into
  * 16-byte nodes laid out breadth first (children adjacent) with its
- * leaves' normalised values apart, every row pushed through a tree in
- * one pass, and permutation importance that re-walks only the trees
- * whose path for a row tests the shuffled feature. Sums run over the
+ * leaves' normalised values apart, the rows of a block pushed through a
+ * tree in one pass, and permutation importance that re-walks a row's
+ * path only from its first node testing the shuffled feature. Sums run over the
  * trees in index order, as lk_forest_predict does, so the figures are
  * the row-by-row ones bit for bit.
  */
@@ -13,7 +13,7 @@
 
 #include "cart-int.h"
 
-/* Rows per block: bounds the leaf and path tables to a few MB. */
+/* Cells (rows x trees) per block: bounds the tables to a few MB. */
 #define BLOCK_CELLS (1u << 19)
 
 static void flatten(struct lk_flat_tree *ft, const struct lk_tree *t, int nv)
@@ -70,23 +70,17 @@ void lk_forest_flat_release(struct lk_forest *f)
 	f->flat = NULL;
 }
 
-/* The leaf of row; *path gets the features tested on the way (bit f,
- * all bits past 63). Feature 'sub' reads sub_value instead. */
+/* The leaf of row, or UINT32_MAX for an empty tree. */
 static uint32_t walk(const struct lk_flat_tree *ft, const double *const *x,
-		     size_t row, int sub, double sub_value, uint64_t *path)
+		     size_t row)
 {
 	const struct lk_flat_node *n = ft->nodes;
-	uint64_t p = 0;
 
 	if (!ft->n)
 		return UINT32_MAX;
-	while (n->feature >= 0) {
-		double v = n->feature == sub ? sub_value : x[n->feature][row];
-
-		p |= n->feature < 64 ? 1ULL << n->feature : ~0ULL;
-		n = &ft->nodes[n->next + !(v <= n->threshold)];
-	}
-	*path = p;
+	while (n->feature >= 0)
+		n = &ft->nodes[n->next +
+			       !(x[n->feature][row] <= n->threshold)];
 	return (uint32_t)n->next;
 }
 
@@ -120,28 +114,25 @@ double lk_forest_predict(const struct lk_forest *f, const double *const *x,
 {
 	uint32_t *leaf = lk_calloc(f->ntrees + 1, sizeof(*leaf));
 	double *prob = lk_calloc((size_t)f->nclasses + 1, sizeof(*prob)), r;
-	uint64_t path;
 	size_t t;
 
 	for (t = 0; t < f->ntrees; t++)
-		leaf[t] = walk(&f->flat[t], x, row, -1, 0, &path);
+		leaf[t] = walk(&f->flat[t], x, row);
 	r = combine(f, leaf, prob);
 	free(leaf);
 	free(prob);
 	return r;
 }
 
-/* Leaves and paths of rows [r0, r0 + m) for every tree, row-major. */
+/* Leaves of rows [r0, r0 + m) for every tree, row-major. */
 static void walk_block(const struct lk_forest *f, const double *const *x,
-		       size_t r0, size_t m, uint32_t *leaf, uint64_t *path)
+		       size_t r0, size_t m, uint32_t *leaf)
 {
 	size_t t, i;
 
 	for (t = 0; t < f->ntrees; t++)
 		for (i = 0; i < m; i++)
-			leaf[i * f->ntrees + t] =
-				walk(&f->flat[t], x, r0 + i, -1, 0,
-				     &path[i * f->ntrees + t]);
+			leaf[i * f->ntrees + t] = walk(&f->flat[t], x, r0 + i);
 }
 
 static size_t block_rows(const struct lk_forest *f)
@@ -156,18 +147,16 @@ void lk_forest_predict_all(const struct lk_forest *f,
 {
 	size_t bm = block_rows(f), r0, i;
 	uint32_t *leaf = lk_calloc(bm * f->ntrees + 1, sizeof(*leaf));
-	uint64_t *path = lk_calloc(bm * f->ntrees + 1, sizeof(*path));
 	double *prob = lk_calloc((size_t)f->nclasses + 1, sizeof(*prob));
 
 	for (r0 = 0; r0 < d->n; r0 += bm) {
 		size_t m = d->n - r0 < bm ? d->n - r0 : bm;
 
-		walk_block(f, d->x, r0, m, leaf, path);
+		walk_block(f, d->x, r0, m, leaf);
 		for (i = 0; i < m; i++)
 			pred[r0 + i] = combine(f, &leaf[i * f->ntrees], prob);
 	}
 	free(leaf);
-	free(path);
 	free(prob);
 }
 
@@ -191,10 +180,54 @@ static double score_of(const struct lk_dataset *d, const double *pred)
 struct perm_state {
 	const struct lk_forest *f;
 	const struct lk_dataset *d;
-	uint32_t *leaf, *row_leaf;
-	uint64_t *path;
-	double *prob;
+	uint32_t *leaf;     /* block rows x trees: the unshuffled leaves */
+	int32_t *start;     /* the same: first node testing fe, or -1 */
+	uint32_t *moved;    /* the same: the leaves with fe shuffled */
+	unsigned char *changed;  /* per block row: a leaf moved */
+	double *base_pred, *prob;
 };
+
+/* For feature fe, the first node of each row's path that tests it: the
+ * path above it does not depend on fe, so a shuffle re-walks from there. */
+static void first_tests(struct perm_state *s, size_t r0, size_t m, int fe)
+{
+	const struct lk_forest *f = s->f;
+	size_t t, i;
+
+	for (t = 0; t < f->ntrees; t++) {
+		const struct lk_flat_node *nodes = f->flat[t].nodes;
+
+		for (i = 0; i < m; i++) {
+			const struct lk_flat_node *n = nodes;
+
+			s->start[i * f->ntrees + t] = -1;
+			if (!f->flat[t].n)
+				continue;
+			while (n->feature >= 0 && n->feature != fe)
+				n = &nodes[n->next +
+					   !(s->d->x[n->feature][r0 + i] <=
+					     n->threshold)];
+			if (n->feature == fe)
+				s->start[i * f->ntrees + t] =
+					(int32_t)(n - nodes);
+		}
+	}
+}
+
+/* The leaf from node 'at' with feature fe reading v. */
+static uint32_t walk_from(const struct lk_flat_tree *ft,
+			  const double *const *x, size_t row, int32_t at,
+			  int fe, double v)
+{
+	const struct lk_flat_node *n = &ft->nodes[at];
+
+	while (n->feature >= 0) {
+		double u = n->feature == fe ? v : x[n->feature][row];
+
+		n = &ft->nodes[n->next + !(u <= n->threshold)];
+	}
+	return (uint32_t)n->next;
+}
 
 /* Rows [r0, r0 + m) with feature fe read at perm: hits, or the squared
  * errors in row order (lk_rmse_r2's sum), added to *acc. */
@@ -203,19 +236,25 @@ static void score_permuted(struct perm_state *s, size_t r0, size_t m,
 {
 	const struct lk_forest *f = s->f;
 	const double *col = s->d->x[fe];
-	uint64_t bit = fe < 64 ? 1ULL << fe : 0, p;
-	size_t i, t;
+	size_t i, t, nt = f->ntrees;
+	double pred;
 
+	memset(s->changed, 0, m);
+	for (t = 0; t < nt; t++)
+		for (i = 0; i < m; i++) {
+			int32_t at = s->start[i * nt + t];
+			uint32_t l = s->leaf[i * nt + t];
+
+			if (at >= 0)
+				l = walk_from(&f->flat[t], s->d->x, r0 + i, at,
+					      fe, col[perm[r0 + i]]);
+			s->changed[i] |= l != s->leaf[i * nt + t];
+			s->moved[i * nt + t] = l;
+		}
 	for (i = 0; i < m; i++) {
-		const uint32_t *base = &s->leaf[i * f->ntrees];
-		const uint64_t *bp = &s->path[i * f->ntrees];
-		double v = col[perm[r0 + i]], pred;
-
-		for (t = 0; t < f->ntrees; t++)
-			s->row_leaf[t] = (bp[t] & bit) || !bit ?
-				walk(&f->flat[t], s->d->x, r0 + i, fe, v, &p) :
-				base[t];
-		pred = combine(f, s->row_leaf, s->prob);
+		/* No leaf moved: the sums, hence the prediction, are the same. */
+		pred = s->changed[i] ? combine(f, &s->moved[i * nt], s->prob)
+				     : s->base_pred[r0 + i];
 		if (s->d->nclasses)
 			*acc += (int)pred == s->d->cls[r0 + i];
 		else
@@ -249,7 +288,7 @@ void lk_forest_permutation_importance(const struct lk_forest *f,
 	uint32_t *perm = lk_calloc(nf * (size_t)repeats * n + 1, sizeof(*perm));
 	size_t *shuffle = lk_calloc(n + 1, sizeof(*shuffle));
 	double *pred = lk_calloc(n + 1, sizeof(*pred)), base, *drop;
-	struct perm_state s = {f, d, NULL, NULL, NULL, NULL};
+	struct perm_state s = {.f = f, .d = d};
 	struct lk_rng r;
 	int k;
 
@@ -266,17 +305,24 @@ void lk_forest_permutation_importance(const struct lk_forest *f,
 	lk_forest_predict_all(f, d, pred);
 	base = score_of(d, pred);
 	s.leaf = lk_calloc(bm * f->ntrees + 1, sizeof(*s.leaf));
-	s.path = lk_calloc(bm * f->ntrees + 1, sizeof(*s.path));
-	s.row_leaf = lk_calloc(f->ntrees + 1, sizeof(*s.row_leaf));
+	s.start = lk_calloc(bm * f->ntrees + 1, sizeof(*s.start));
+	s.moved = lk_calloc(bm * f->ntrees + 1, sizeof(*s.moved));
+	s.changed = lk_calloc(bm + 1, 1);
+	s.base_pred = pred;
 	s.prob = lk_calloc((size_t)f->nclasses + 1, sizeof(*s.prob));
 	drop = lk_calloc(nf * (size_t)repeats + 1, sizeof(*drop));
 	for (r0 = 0; r0 < n; r0 += bm) {
 		size_t m = n - r0 < bm ? n - r0 : bm;
 
-		walk_block(f, d->x, r0, m, s.leaf, s.path);
-		for (fe = 0; fe < nf * (size_t)repeats; fe++)
-			score_permuted(&s, r0, m, (int)(fe / (size_t)repeats),
-				       &perm[fe * n], &drop[fe]);
+		walk_block(f, d->x, r0, m, s.leaf);
+		for (fe = 0; fe < nf * (size_t)repeats; fe++) {
+			int feature = (int)(fe / (size_t)repeats);
+
+			if (fe % (size_t)repeats == 0)
+				first_tests(&s, r0, m, feature);
+			score_permuted(&s, r0, m, feature, &perm[fe * n],
+				       &drop[fe]);
+		}
 	}
 	for (fe = 0; fe < nf * (size_t)repeats; fe++)
 		drop[fe] = base - score_from(d, drop[fe]);
@@ -297,7 +343,8 @@ void lk_forest_permutation_importance(const struct lk_forest *f,
 	free(pred);
 	free(drop);
 	free(s.leaf);
-	free(s.path);
-	free(s.row_leaf);
+	free(s.start);
+	free(s.moved);
+	free(s.changed);
 	free(s.prob);
 }
