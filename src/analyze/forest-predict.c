@@ -84,9 +84,10 @@ static uint32_t walk(const struct lk_flat_tree *ft, const double *const *x,
 	return (uint32_t)n->next;
 }
 
-/* Class index or the mean from one leaf per tree (row-wise order). */
+/* Class index or the mean from one leaf per tree, leaf[t * stride]
+ * (summed in tree order, as row by row). */
 static double combine(const struct lk_forest *f, const uint32_t *leaf,
-		      double *prob)
+		      size_t stride, double *prob)
 {
 	int nv = f->nclasses ? f->nclasses : 1, c, best = 0;
 	size_t t;
@@ -95,9 +96,10 @@ static double combine(const struct lk_forest *f, const uint32_t *leaf,
 	for (t = 0; t < f->ntrees; t++) {
 		const double *v;
 
-		if (leaf[t] == UINT32_MAX)
+		if (leaf[t * stride] == UINT32_MAX)
 			continue;
-		v = &f->flat[t].values[(size_t)leaf[t] * (size_t)nv];
+		v = &f->flat[t].values[(size_t)leaf[t * stride] *
+				       (size_t)nv];
 		for (c = 0; c < nv; c++)
 			prob[c] += v[c];
 	}
@@ -118,13 +120,13 @@ double lk_forest_predict(const struct lk_forest *f, const double *const *x,
 
 	for (t = 0; t < f->ntrees; t++)
 		leaf[t] = walk(&f->flat[t], x, row);
-	r = combine(f, leaf, prob);
+	r = combine(f, leaf, 1, prob);
 	free(leaf);
 	free(prob);
 	return r;
 }
 
-/* Leaves of rows [r0, r0 + m) for every tree, row-major. */
+/* Leaves of rows [r0, r0 + m) for every tree, tree-major (stride m). */
 static void walk_block(const struct lk_forest *f, const double *const *x,
 		       size_t r0, size_t m, uint32_t *leaf)
 {
@@ -132,7 +134,7 @@ static void walk_block(const struct lk_forest *f, const double *const *x,
 
 	for (t = 0; t < f->ntrees; t++)
 		for (i = 0; i < m; i++)
-			leaf[i * f->ntrees + t] = walk(&f->flat[t], x, r0 + i);
+			leaf[t * m + i] = walk(&f->flat[t], x, r0 + i);
 }
 
 static size_t block_rows(const struct lk_forest *f)
@@ -154,7 +156,7 @@ void lk_forest_predict_all(const struct lk_forest *f,
 
 		walk_block(f, d->x, r0, m, leaf);
 		for (i = 0; i < m; i++)
-			pred[r0 + i] = combine(f, &leaf[i * f->ntrees], prob);
+			pred[r0 + i] = combine(f, &leaf[i], m, prob);
 	}
 	free(leaf);
 	free(prob);
@@ -180,53 +182,130 @@ static double score_of(const struct lk_dataset *d, const double *pred)
 struct perm_state {
 	const struct lk_forest *f;
 	const struct lk_dataset *d;
-	uint32_t *leaf;     /* block rows x trees: the unshuffled leaves */
+	size_t m;           /* rows in this block */
+	uint32_t *leaf;     /* trees x block rows: the unshuffled leaves */
 	int32_t *start;     /* the same: first node testing fe, or -1 */
+	double *keep;       /* the same, two each: fe's values keeping it */
 	uint32_t *moved;    /* the same: the leaves with fe shuffled */
 	unsigned char *changed;  /* per block row: a leaf moved */
+	double *base_sum;   /* per block row, nv each: the unshuffled sums */
+	double *delta;      /* the same: the moved leaves' differences */
 	double *base_pred, *prob;
 };
 
-/* For feature fe, the first node of each row's path that tests it: the
- * path above it does not depend on fe, so a shuffle re-walks from there. */
+/*
+ * For feature fe, the first node of each row's path that tests it (the
+ * path above it does not depend on fe, so a shuffle re-walks from there)
+ * and the values (lo, hi] of fe that keep the whole path: a shuffled
+ * value inside them reaches the same leaf without a walk.
+ */
 static void first_tests(struct perm_state *s, size_t r0, size_t m, int fe)
 {
 	const struct lk_forest *f = s->f;
-	size_t t, i;
+	size_t t, i, nt = f->ntrees;
 
-	for (t = 0; t < f->ntrees; t++) {
+	for (t = 0; t < nt; t++) {
 		const struct lk_flat_node *nodes = f->flat[t].nodes;
 
 		for (i = 0; i < m; i++) {
 			const struct lk_flat_node *n = nodes;
+			size_t cell = t * m + i;
+			double lo = -INFINITY, hi = INFINITY;
 
-			s->start[i * f->ntrees + t] = -1;
-			if (!f->flat[t].n)
-				continue;
-			while (n->feature >= 0 && n->feature != fe)
-				n = &nodes[n->next +
-					   !(s->d->x[n->feature][r0 + i] <=
-					     n->threshold)];
-			if (n->feature == fe)
-				s->start[i * f->ntrees + t] =
-					(int32_t)(n - nodes);
+			s->start[cell] = -1;
+			while (f->flat[t].n && n->feature >= 0) {
+				int left = s->d->x[n->feature][r0 + i] <=
+					   n->threshold;
+
+				if (n->feature == fe && s->start[cell] < 0)
+					s->start[cell] = (int32_t)(n - nodes);
+				if (n->feature == fe && left)
+					hi = fmin(hi, n->threshold);
+				else if (n->feature == fe)
+					lo = fmax(lo, n->threshold);
+				n = &nodes[n->next + !left];
+			}
+			s->keep[2 * cell] = lo;
+			s->keep[2 * cell + 1] = hi;
 		}
 	}
 }
 
-/* The leaf from node 'at' with feature fe reading v. */
-static uint32_t walk_from(const struct lk_flat_tree *ft,
-			  const double *const *x, size_t row, int32_t at,
-			  int fe, double v)
+/* Walks of a tree from node at[k] for rows r[k] with feature fe reading
+ * v[k], up to LANES in lockstep: independent loads overlap, and the loop
+ * ends when all are at a leaf, not at each walk's own unpredictable end. */
+#define LANES 8
+
+static void walk_lanes(const struct lk_flat_tree *ft, const double *const *x,
+		       const size_t *r, const int32_t *at, const double *v,
+		       int fe, int m, uint32_t *out)
 {
-	const struct lk_flat_node *n = &ft->nodes[at];
+	int32_t idx[LANES];
+	int k, done;
 
-	while (n->feature >= 0) {
-		double u = n->feature == fe ? v : x[n->feature][row];
+	for (k = 0; k < m; k++)
+		idx[k] = at[k];
+	do {
+		done = 1;
+		for (k = 0; k < m; k++) {
+			const struct lk_flat_node *n = &ft->nodes[idx[k]];
+			int leaf = n->feature < 0;
+			double u = n->feature == fe ? v[k] :
+				   x[leaf ? 0 : n->feature][r[k]];
+			int32_t next = n->next + !(u <= n->threshold);
 
-		n = &ft->nodes[n->next + !(u <= n->threshold)];
+			idx[k] = leaf ? idx[k] : next;
+			done &= leaf;
+		}
+	} while (!done);
+	for (k = 0; k < m; k++)
+		out[k] = (uint32_t)ft->nodes[idx[k]].next;
+}
+
+/* Row i of tree t reaches leaf l: delta += l - its unshuffled leaf. */
+static void moved_to(struct perm_state *s, size_t t, size_t i, uint32_t l)
+{
+	int nv = s->f->nclasses ? s->f->nclasses : 1, c;
+	const double *vals = s->f->flat[t].values;
+	uint32_t old = s->leaf[t * s->m + i];
+	double *dl = &s->delta[i * (size_t)nv];
+
+	s->moved[t * s->m + i] = l;
+	if (l == old)
+		return;
+	s->changed[i] = 1;
+	for (c = 0; c < nv; c++)
+		dl[c] += vals[(size_t)l * (size_t)nv + (size_t)c] -
+			 vals[(size_t)old * (size_t)nv + (size_t)c];
+}
+
+/*
+ * The class of a row whose leaves moved: the unshuffled sums plus the
+ * moved leaves' differences decide it when the winner leads by far more
+ * than rounding; otherwise the sums are redone in tree order (combine).
+ */
+static double moved_class(struct perm_state *s, size_t i)
+{
+	const struct lk_forest *f = s->f;
+	int nv = f->nclasses, c, best = 0;
+	const double *b = &s->base_sum[i * (size_t)nv];
+	const double *dl = &s->delta[i * (size_t)nv];
+	double top = b[0] + dl[0], second = -INFINITY;
+
+	for (c = 1; c < nv; c++) {
+		double p = b[c] + dl[c];
+
+		if (p > top) {
+			second = top;
+			top = p;
+			best = c;
+		} else if (p > second) {
+			second = p;
+		}
 	}
-	return (uint32_t)n->next;
+	if (top - second > 1e-9)
+		return best;
+	return combine(f, &s->moved[i], s->m, s->prob);
 }
 
 /* Rows [r0, r0 + m) with feature fe read at perm: hits, or the squared
@@ -237,24 +316,50 @@ static void score_permuted(struct perm_state *s, size_t r0, size_t m,
 	const struct lk_forest *f = s->f;
 	const double *col = s->d->x[fe];
 	size_t i, t, nt = f->ntrees;
+	int nv = f->nclasses ? f->nclasses : 1;
 	double pred;
 
 	memset(s->changed, 0, m);
-	for (t = 0; t < nt; t++)
-		for (i = 0; i < m; i++) {
-			int32_t at = s->start[i * nt + t];
-			uint32_t l = s->leaf[i * nt + t];
+	memset(s->delta, 0, m * (size_t)nv * sizeof(double));
+	for (t = 0; t < nt; t++) {
+		size_t rows[LANES], cells[LANES];
+		int32_t at[LANES];
+		double vals[LANES];
+		uint32_t out[LANES];
+		int k, lanes = 0;
 
-			if (at >= 0)
-				l = walk_from(&f->flat[t], s->d->x, r0 + i, at,
-					      fe, col[perm[r0 + i]]);
-			s->changed[i] |= l != s->leaf[i * nt + t];
-			s->moved[i * nt + t] = l;
+		for (i = 0; i <= m; i++) {
+			size_t cell = t * m + i;
+			double v = i < m ? col[perm[r0 + i]] : 0;
+
+			if (i < m) {
+				s->moved[cell] = s->leaf[cell];
+				if (s->start[cell] < 0 ||
+				    (s->keep[2 * cell] < v &&
+				     v <= s->keep[2 * cell + 1]))
+					continue;
+				rows[lanes] = r0 + i;
+				cells[lanes] = cell;
+				at[lanes] = s->start[cell];
+				vals[lanes++] = v;
+			}
+			if (lanes < LANES && i < m)
+				continue;
+			walk_lanes(&f->flat[t], s->d->x, rows, at, vals, fe,
+				   lanes, out);
+			for (k = 0; k < lanes; k++)
+				moved_to(s, t, cells[k] - t * m, out[k]);
+			lanes = 0;
 		}
+	}
 	for (i = 0; i < m; i++) {
 		/* No leaf moved: the sums, hence the prediction, are the same. */
-		pred = s->changed[i] ? combine(f, &s->moved[i * nt], s->prob)
-				     : s->base_pred[r0 + i];
+		if (!s->changed[i])
+			pred = s->base_pred[r0 + i];
+		else if (s->d->nclasses)
+			pred = moved_class(s, i);
+		else
+			pred = combine(f, &s->moved[i], m, s->prob);
 		if (s->d->nclasses)
 			*acc += (int)pred == s->d->cls[r0 + i];
 		else
@@ -285,6 +390,7 @@ void lk_forest_permutation_importance(const struct lk_forest *f,
 				      uint64_t seed, double *mean, double *std)
 {
 	size_t nf = d->nfeat, n = d->n, bm = block_rows(f), fe, i, r0;
+	int nv = f->nclasses ? f->nclasses : 1;
 	uint32_t *perm = lk_calloc(nf * (size_t)repeats * n + 1, sizeof(*perm));
 	size_t *shuffle = lk_calloc(n + 1, sizeof(*shuffle));
 	double *pred = lk_calloc(n + 1, sizeof(*pred)), base, *drop;
@@ -308,13 +414,20 @@ void lk_forest_permutation_importance(const struct lk_forest *f,
 	s.start = lk_calloc(bm * f->ntrees + 1, sizeof(*s.start));
 	s.moved = lk_calloc(bm * f->ntrees + 1, sizeof(*s.moved));
 	s.changed = lk_calloc(bm + 1, 1);
+	s.keep = lk_calloc(2 * bm * f->ntrees + 1, sizeof(*s.keep));
+	s.base_sum = lk_calloc(bm * (size_t)nv + 1, sizeof(*s.base_sum));
+	s.delta = lk_calloc(bm * (size_t)nv + 1, sizeof(*s.delta));
 	s.base_pred = pred;
 	s.prob = lk_calloc((size_t)f->nclasses + 1, sizeof(*s.prob));
 	drop = lk_calloc(nf * (size_t)repeats + 1, sizeof(*drop));
 	for (r0 = 0; r0 < n; r0 += bm) {
 		size_t m = n - r0 < bm ? n - r0 : bm;
 
+		s.m = m;
 		walk_block(f, d->x, r0, m, s.leaf);
+		for (i = 0; i < m; i++)
+			combine(f, &s.leaf[i], m,
+				&s.base_sum[i * (size_t)nv]);
 		for (fe = 0; fe < nf * (size_t)repeats; fe++) {
 			int feature = (int)(fe / (size_t)repeats);
 
@@ -346,5 +459,8 @@ void lk_forest_permutation_importance(const struct lk_forest *f,
 	free(s.start);
 	free(s.moved);
 	free(s.changed);
+	free(s.keep);
+	free(s.base_sum);
+	free(s.delta);
 	free(s.prob);
 }
