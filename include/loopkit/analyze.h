@@ -282,6 +282,13 @@ struct lk_analyze_options {
 	uint64_t seed;
 	int jobs;
 	const char *outdir;         /* NULL: nothing written */
+	const char *text;           /* non-NULL: the table itself (len
+				       text_len), csv naming it */
+	size_t text_len;
+	const struct lk_analysis_plot *plots; /* grouped plots (config.h) */
+	size_t nplots;
+	const char *gnuplot;        /* NULL: from PATH; "": no plots */
+	const char *dot;            /* NULL: from PATH; "": a text tree */
 };
 
 /*

@@ -202,6 +202,35 @@ static void fill_set(struct lk_analysis *a, int test, double ***x, int **cls,
 	d->nclasses = a->regression ? 0 : a->nclasses;
 }
 
+/* The plots' columns exist; y is a number. */
+static int check_plots(struct lk_analysis *a)
+{
+	size_t p;
+
+	for (p = 0; p < a->o->nplots; p++) {
+		const struct lk_analysis_plot *pl = &a->o->plots[p];
+		const char *names[] = {pl->x, pl->y, pl->group};
+		int i, c;
+
+		for (i = 0; i < 3; i++) {
+			if (!names[i])
+				continue;
+			c = lk_table_find(&a->t, names[i]);
+			if (c < 0)
+				return lk_error_at(a->ctx, LK_EINPUT, a->file,
+						   a->t.header_line, "plot %zu: "
+						   "no column '%s'", p + 1,
+						   names[i]);
+			if (i == 1 && a->t.cols[c].categorical)
+				return lk_error_at(a->ctx, LK_EINPUT, a->file,
+						   a->t.header_line, "plot %zu: "
+						   "y column '%s' is not "
+						   "numeric", p + 1, names[i]);
+		}
+	}
+	return 0;
+}
+
 static int prepare(struct lk_analysis *a, const char *text, size_t len)
 {
 	size_t i;
@@ -214,6 +243,8 @@ static int prepare(struct lk_analysis *a, const char *text, size_t len)
 		ret = lk_table_derive(a->ctx, &a->t, a->o->derive.v[i]);
 	if (!ret)
 		ret = select_columns(a);
+	if (!ret)
+		ret = check_plots(a);
 	if (ret)
 		return ret;
 	drop_missing(a);
@@ -377,6 +408,18 @@ static void release(struct lk_analysis *a)
 	lk_csv_release(&a->csv);
 }
 
+/* "yes" when the tool would be used (given, or found in PATH). */
+static const char *tool_state(const char *given, const char *name)
+{
+	char *path;
+
+	if (given)
+		return *given ? "yes" : "no";
+	path = lk_which(name);
+	free(path);
+	return path ? "yes" : "no";
+}
+
 /* Hash of the input bytes and every option that changes an output. */
 static void run_key(const struct lk_analyze_options *o, const char *text,
 		    size_t len, char key[LK_HASH_HEX])
@@ -401,6 +444,15 @@ static void run_key(const struct lk_analyze_options *o, const char *text,
 		    o->tree.ccp_alpha, (unsigned long long)o->tree.seed,
 		    o->forest, o->forest_max_depth, o->knn, o->permutation);
 	lk_hash_add_str(&h, lk_buf_str(&b));
+	/* The page's figures depend on the tools found and the plots. */
+	lk_hash_add_str(&h, tool_state(o->gnuplot, "gnuplot"));
+	lk_hash_add_str(&h, tool_state(o->dot, "dot"));
+	for (i = 0; i < o->nplots; i++) {
+		lk_hash_add_str(&h, o->plots[i].x);
+		lk_hash_add_str(&h, o->plots[i].y ? o->plots[i].y : "");
+		lk_hash_add_str(&h, o->plots[i].group ? o->plots[i].group : "");
+		lk_hash_add_str(&h, o->plots[i].scatter ? "s" : "l");
+	}
 	for (i = 0; i < o->features.n; i++)
 		lk_hash_add_str(&h, o->features.v[i]);
 	lk_hash_add_str(&h, "|");
@@ -438,14 +490,21 @@ int lk_analyze_run(struct lk_ctx *ctx, const struct lk_analyze_options *o,
 	struct lk_analysis a;
 	char *input = NULL, key[LK_HASH_HEX];
 	size_t len = 0;
-	int ret;
+	int ret = 0;
 
 	memset(&a, 0, sizeof(a));
 	a.ctx = ctx;
 	a.o = o;
 	a.file = strcmp(o->csv, "-") ? o->csv : "<stdin>";
 	*fresh = 0;
-	ret = read_input(ctx, o->csv, &input, &len);
+	if (o->text) {
+		input = lk_malloc(o->text_len + 1);
+		memcpy(input, o->text, o->text_len);
+		input[o->text_len] = 0;
+		len = o->text_len;
+	} else {
+		ret = read_input(ctx, o->csv, &input, &len);
+	}
 	if (ret)
 		return ret;
 	run_key(o, input, len, key);
