@@ -300,4 +300,37 @@ struct lk_analyze_options {
 int lk_analyze_run(struct lk_ctx *ctx, const struct lk_analyze_options *o,
 		   struct lk_buf *json, struct lk_buf *text, int *up_to_date);
 
+/* The headline of a finished analysis (lk_analyze_outcome). */
+struct lk_analyze_outcome {
+	size_t rows;
+	int regression;
+	double tree_score, forest_score;  /* accuracy or R^2; NAN: none */
+	char top[64];                     /* the most important feature */
+};
+/* lk_analyze_run, and *out filled when the analysis ran (not when it
+ * was up to date). */
+int lk_analyze_run_outcome(struct lk_ctx *ctx,
+			   const struct lk_analyze_options *o,
+			   struct lk_buf *json, struct lk_buf *text,
+			   int *up_to_date, struct lk_analyze_outcome *out);
+
+/*
+ * The analyze stage (an lk_stage_fn, store.h): each analysis of the
+ * campaign file's analyze: section over the campaign's variants (one row
+ * per variant with an ok run: variant, source, compiler, flags, the
+ * parameters, the metrics), into <store dir>/analyze/<name>/: input.csv,
+ * the outputs of lk_analyze_run, analysis.html and campaign.txt (the
+ * campaign's name, for the report's link). An analysis whose input or
+ * options did not change is skipped; one that cannot run (no such
+ * metric, nothing varies, a bad column) is a failed item with its
+ * reason. < 0 only when the store or a file cannot be read or written.
+ */
+struct lk_store;
+struct lk_stage_opts;
+struct lk_stage_summary;
+int lk_analyze_stage(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
+		     const struct lk_sweep *cfg,
+		     const struct lk_stage_opts *opts,
+		     struct lk_stage_summary *sum);
+
 #endif

@@ -487,6 +487,31 @@ static int up_to_date(const char *dir, const char *key)
 int lk_analyze_run(struct lk_ctx *ctx, const struct lk_analyze_options *o,
 		   struct lk_buf *json, struct lk_buf *text, int *fresh)
 {
+	return lk_analyze_run_outcome(ctx, o, json, text, fresh, NULL);
+}
+
+static void outcome(const struct lk_analysis *a, struct lk_analyze_outcome *out)
+{
+	const double *imp = a->o->forest > 0 ? a->forest.importance
+					     : a->tree.importance;
+	size_t f, best = 0;
+
+	out->rows = a->t.nrows;
+	out->regression = a->regression;
+	out->tree_score = a->tree_score;
+	out->forest_score = a->o->forest > 0 ? a->forest_score : NAN;
+	for (f = 1; f < a->nfeat; f++)
+		if (imp[f] > imp[best])
+			best = f;
+	snprintf(out->top, sizeof(out->top), "%s",
+		 a->nfeat ? a->feat_names[best] : "");
+}
+
+int lk_analyze_run_outcome(struct lk_ctx *ctx,
+			   const struct lk_analyze_options *o,
+			   struct lk_buf *json, struct lk_buf *text, int *fresh,
+			   struct lk_analyze_outcome *out)
+{
 	struct lk_analysis a;
 	char *input = NULL, key[LK_HASH_HEX];
 	size_t len = 0;
@@ -521,6 +546,8 @@ int lk_analyze_run(struct lk_ctx *ctx, const struct lk_analyze_options *o,
 		lk_analysis_text(&a, text);
 		if (o->outdir)
 			ret = lk_analysis_write(&a, o->outdir, key, json);
+		if (out)
+			outcome(&a, out);
 	}
 	release(&a);
 	return ret;
