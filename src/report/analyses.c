@@ -20,14 +20,20 @@
 static char *relative(const char *from, const char *to)
 {
 	char a[PATH_MAX], *dir = lk_path_dirname(from);
+	char *up = lk_path_dirname(dir), *base = strrchr(dir, '/');
 	struct lk_buf b = LK_BUF_INIT;
 	size_t common = 0, i;
 
-	if (!realpath(dir, a)) {
+	/* The page's directory may not exist yet: resolve its parent. */
+	if (!realpath(dir, a) && !(base && realpath(up, a) &&
+				   strlen(a) + strlen(base) < sizeof(a) &&
+				   strcat(a, base))) {
 		free(dir);
+		free(up);
 		return lk_strdup(to);
 	}
 	free(dir);
+	free(up);
 	for (i = 0; a[i] && a[i] == to[i]; i++)
 		if (a[i] == '/')
 			common = i;
