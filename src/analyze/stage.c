@@ -271,6 +271,7 @@ struct job {
 	const char *root;           /* <store dir>/analyze */
 	const char *campaign;
 	const char *file;           /* the campaign file, for messages */
+	int jobs;                   /* the forest's threads */
 };
 
 static void headline(struct lk_buf *line, const char *name,
@@ -396,6 +397,7 @@ static int run_one(const struct job *j, const struct lk_analysis_cfg *c,
 		o.text = lk_buf_str(j->table);
 		o.text_len = j->table->len;
 		o.outdir = dir;
+		o.jobs = j->jobs;
 		if (!ret && lk_analyze_run_outcome(&each, &o, &json, &text,
 						   &fresh, &r))
 			why = lk_strdup(each.msg);
@@ -454,8 +456,8 @@ int lk_analyze_stage(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
 	size_t i;
 	int ret = 0;
 
-	(void)opts;
 	memset(sum, 0, sizeof(*sum));
+	j.jobs = opts ? opts->jobs : 0;
 	if (!cfg->analyze.n) {
 		sum->line = lk_strdup("no analyze: section in the campaign "
 				      "file: nothing to do");
