@@ -451,7 +451,7 @@ int lk_analyze_stage(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
 	struct columns cols = {LK_STRV_INIT, LK_STRV_INIT};
 	struct lk_buf table = LK_BUF_INIT, line = LK_BUF_INIT;
 	struct job j = {ctx, &in, &cols, &table, 0, NULL, NULL,
-			cfg->path ? cfg->path : cfg->name};
+			cfg->path ? cfg->path : cfg->name, 0};
 	char *root = lk_path_join(lk_store_dir(s), "analyze");
 	size_t i;
 	int ret = 0;
