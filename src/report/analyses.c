@@ -116,7 +116,8 @@ static void written(const char *root, const char *campaign,
 	}
 	if (d)
 		closedir(d);
-	qsort(names->v, names->n, sizeof(*names->v), cmp_str);
+	if (names->n)
+		qsort(names->v, names->n, sizeof(*names->v), cmp_str);
 }
 
 void lk_report_analyses_html(const struct lk_report *r,
