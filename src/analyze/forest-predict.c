@@ -385,82 +385,122 @@ static double score_from(const struct lk_dataset *d, double acc)
 	return st > 0 ? 1 - acc / st : (acc > 0 ? 0 : 1);
 }
 
+/* Shuffles per chunk: bounds their table (4 bytes per row each). */
+#define PERM_CELLS (1u << 24)
+
+/* Shuffles p0.. of (feature, repeat) pairs, pairs [p0, p0 + np), one
+ * block of rows at a time; drop[p] gets each pair's score sum. */
+static void score_chunk(struct perm_state *s, size_t p0, size_t np,
+			int repeats, const uint32_t *perm, double *drop)
+{
+	const struct lk_forest *f = s->f;
+	size_t n = s->d->n, bm = block_rows(f), r0, i, p;
+	int nv = f->nclasses ? f->nclasses : 1;
+
+	for (r0 = 0; r0 < n; r0 += bm) {
+		size_t m = n - r0 < bm ? n - r0 : bm;
+
+		s->m = m;
+		walk_block(f, s->d->x, r0, m, s->leaf);
+		for (i = 0; i < m; i++)
+			combine(f, &s->leaf[i], m,
+				&s->base_sum[i * (size_t)nv]);
+		for (p = p0; p < p0 + np; p++) {
+			int feature = (int)(p / (size_t)repeats);
+
+			if (p == p0 || p % (size_t)repeats == 0)
+				first_tests(s, r0, m, feature);
+			score_permuted(s, r0, m, feature, &perm[(p - p0) * n],
+				       &drop[p]);
+		}
+	}
+}
+
+static void perm_state_init(struct perm_state *s, double *pred)
+{
+	size_t cells = block_rows(s->f) * s->f->ntrees + 1;
+	size_t nv = (size_t)(s->f->nclasses ? s->f->nclasses : 1);
+
+	s->leaf = lk_calloc(cells, sizeof(*s->leaf));
+	s->start = lk_calloc(cells, sizeof(*s->start));
+	s->moved = lk_calloc(cells, sizeof(*s->moved));
+	s->keep = lk_calloc(2 * cells, sizeof(*s->keep));
+	s->changed = lk_calloc(block_rows(s->f) + 1, 1);
+	s->base_sum = lk_calloc(block_rows(s->f) * nv + 1, sizeof(double));
+	s->delta = lk_calloc(block_rows(s->f) * nv + 1, sizeof(double));
+	s->prob = lk_calloc(nv + 1, sizeof(*s->prob));
+	s->base_pred = pred;
+}
+
+static void perm_state_release(struct perm_state *s)
+{
+	free(s->leaf);
+	free(s->start);
+	free(s->moved);
+	free(s->keep);
+	free(s->changed);
+	free(s->base_sum);
+	free(s->delta);
+	free(s->prob);
+}
+
+/* mean and std over the repeats of each feature's drops. */
+static void drops_to_importance(const double *drop, size_t nf, int repeats,
+				double *mean, double *std)
+{
+	size_t fe;
+	int k;
+
+	for (fe = 0; fe < nf; fe++) {
+		const double *dr = &drop[fe * (size_t)repeats];
+
+		mean[fe] = std[fe] = 0;
+		for (k = 0; k < repeats; k++)
+			mean[fe] += dr[k] / repeats;
+		for (k = 0; k < repeats; k++)
+			std[fe] += (dr[k] - mean[fe]) * (dr[k] - mean[fe]);
+		std[fe] = repeats ? sqrt(std[fe] / repeats) : 0;
+	}
+}
+
 void lk_forest_permutation_importance(const struct lk_forest *f,
 				      const struct lk_dataset *d, int repeats,
 				      uint64_t seed, double *mean, double *std)
 {
-	size_t nf = d->nfeat, n = d->n, bm = block_rows(f), fe, i, r0;
-	int nv = f->nclasses ? f->nclasses : 1;
-	uint32_t *perm = lk_calloc(nf * (size_t)repeats * n + 1, sizeof(*perm));
+	size_t n = d->n, pairs = d->nfeat * (size_t)repeats, p0, p, i;
+	size_t chunk = n ? PERM_CELLS / n : pairs;
 	size_t *shuffle = lk_calloc(n + 1, sizeof(*shuffle));
-	double *pred = lk_calloc(n + 1, sizeof(*pred)), base, *drop;
+	double *pred = lk_calloc(n + 1, sizeof(*pred)), base;
+	double *drop = lk_calloc(pairs + 1, sizeof(*drop));
+	uint32_t *perm;
 	struct perm_state s = {.f = f, .d = d};
 	struct lk_rng r;
-	int k;
 
-	/* The shuffles in lk_permutation_importance's order, up front. */
-	lk_rng_seed(&r, seed, 0x9e7);
-	for (fe = 0; fe < nf * (size_t)repeats; fe++) {
-		for (i = 0; i < n; i++)
-			shuffle[i] = i;
-		lk_rng_shuffle(&r, shuffle, n);
-		for (i = 0; i < n; i++)
-			perm[fe * n + i] = (uint32_t)shuffle[i];
-	}
-	free(shuffle);
+	chunk = chunk ? (chunk < pairs ? chunk : pairs) : 1;
+	perm = lk_calloc(chunk * n + 1, sizeof(*perm));
 	lk_forest_predict_all(f, d, pred);
 	base = score_of(d, pred);
-	s.leaf = lk_calloc(bm * f->ntrees + 1, sizeof(*s.leaf));
-	s.start = lk_calloc(bm * f->ntrees + 1, sizeof(*s.start));
-	s.moved = lk_calloc(bm * f->ntrees + 1, sizeof(*s.moved));
-	s.changed = lk_calloc(bm + 1, 1);
-	s.keep = lk_calloc(2 * bm * f->ntrees + 1, sizeof(*s.keep));
-	s.base_sum = lk_calloc(bm * (size_t)nv + 1, sizeof(*s.base_sum));
-	s.delta = lk_calloc(bm * (size_t)nv + 1, sizeof(*s.delta));
-	s.base_pred = pred;
-	s.prob = lk_calloc((size_t)f->nclasses + 1, sizeof(*s.prob));
-	drop = lk_calloc(nf * (size_t)repeats + 1, sizeof(*drop));
-	for (r0 = 0; r0 < n; r0 += bm) {
-		size_t m = n - r0 < bm ? n - r0 : bm;
+	perm_state_init(&s, pred);
+	/* The shuffles in lk_permutation_importance's order. */
+	lk_rng_seed(&r, seed, 0x9e7);
+	for (p0 = 0; p0 < pairs; p0 += chunk) {
+		size_t np = pairs - p0 < chunk ? pairs - p0 : chunk;
 
-		s.m = m;
-		walk_block(f, d->x, r0, m, s.leaf);
-		for (i = 0; i < m; i++)
-			combine(f, &s.leaf[i], m,
-				&s.base_sum[i * (size_t)nv]);
-		for (fe = 0; fe < nf * (size_t)repeats; fe++) {
-			int feature = (int)(fe / (size_t)repeats);
-
-			if (fe % (size_t)repeats == 0)
-				first_tests(&s, r0, m, feature);
-			score_permuted(&s, r0, m, feature, &perm[fe * n],
-				       &drop[fe]);
+		for (p = 0; p < np; p++) {
+			for (i = 0; i < n; i++)
+				shuffle[i] = i;
+			lk_rng_shuffle(&r, shuffle, n);
+			for (i = 0; i < n; i++)
+				perm[p * n + i] = (uint32_t)shuffle[i];
 		}
+		score_chunk(&s, p0, np, repeats, perm, drop);
 	}
-	for (fe = 0; fe < nf * (size_t)repeats; fe++)
-		drop[fe] = base - score_from(d, drop[fe]);
-	for (fe = 0; fe < nf; fe++) {
-		mean[fe] = std[fe] = 0;
-		for (k = 0; k < repeats; k++)
-			mean[fe] += drop[fe * (size_t)repeats + (size_t)k] /
-				    repeats;
-		for (k = 0; k < repeats; k++) {
-			double dv = drop[fe * (size_t)repeats + (size_t)k] -
-				    mean[fe];
-
-			std[fe] += dv * dv;
-		}
-		std[fe] = repeats ? sqrt(std[fe] / repeats) : 0;
-	}
+	for (p = 0; p < pairs; p++)
+		drop[p] = base - score_from(d, drop[p]);
+	drops_to_importance(drop, d->nfeat, repeats, mean, std);
+	perm_state_release(&s);
+	free(shuffle);
 	free(perm);
 	free(pred);
 	free(drop);
-	free(s.leaf);
-	free(s.start);
-	free(s.moved);
-	free(s.changed);
-	free(s.keep);
-	free(s.base_sum);
-	free(s.delta);
-	free(s.prob);
 }

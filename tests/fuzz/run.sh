@@ -19,6 +19,8 @@ core=$(ls src/core/*.c src/config/*.c src/binary/*.c src/bb/*.c src/mdl/*.c)
 core="$core $(ls src/store/*.c src/filter/*.c)"
 # analyze: the CSV reader (libcsv) and the expression parser.
 core="$core $(ls src/analyze/*.c)"
+# analyze's plots and page go through the plot layer.
+core="$core $(ls src/plot/*.c)"
 # toolchain/: the filter builds its x86-64-v3 proxies through the build
 # cache; reduce.c takes its quantiles and means from src/stats.
 measure="src/measure/protocol.c src/measure/reduce.c $(ls src/toolchain/*.c)"
