@@ -92,8 +92,8 @@ static int convert(struct args *a, struct lk_analyze_options *o,
 	int v = 0;
 
 	if (!a->csv || !a->target)
-		return lk_cli_usage_error("analyze", "--csv and --target are "
-					  "required");
+		return lk_cli_usage_error("analyze", "expected -c CAMPAIGN.yaml, "
+					  "or --csv FILE and --target COL");
 	o->csv = a->csv;
 	o->target = a->target;
 	for (i = 0; i < a->features.n; i++)

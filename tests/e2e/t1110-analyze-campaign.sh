@@ -33,6 +33,15 @@ analyze:
 EOF2
 "$LOOPKIT" run -c c.yaml -q >/dev/null 2>err || fail "run: $(cat err)"
 
+# Bad usage: exit 2, nothing written.
+"$LOOPKIT" analyze >out 2>err && fail "no input accepted"
+[ $? -eq 2 ] || fail "no input: exit 2"
+grep -q 'expected -c CAMPAIGN.yaml, or --csv FILE and --target COL' err ||
+	fail "no input: $(cat err)"
+"$LOOPKIT" analyze -c c.yaml --csv x.csv >out 2>err && fail "-c with --csv"
+[ $? -eq 2 ] || fail "-c with --csv: exit 2"
+[ ! -e loopkit.d/analyze ] || fail "bad usage wrote something"
+
 # One row per measured variant; N explains cycles (16x over the sizes).
 "$LOOPKIT" analyze -c c.yaml >out 2>err || fail "analyze -c: $(cat err)"
 grep -q '^analyze: 1 analysis (1 done, 0 up to date, 0 failed) over 16 variants' out ||
