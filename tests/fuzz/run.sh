@@ -21,8 +21,6 @@ core="$core $(ls src/store/*.c src/filter/*.c)"
 core="$core $(ls src/analyze/*.c)"
 # analyze's plots and page go through the plot layer.
 core="$core $(ls src/plot/*.c)"
-# mdl/machine.c reads the machine through env.
-core="$core $(ls src/env/*.c)"
 # toolchain/: the filter builds its x86-64-v3 proxies through the build
 # cache; reduce.c takes its quantiles and means from src/stats.
 measure="src/measure/protocol.c src/measure/reduce.c $(ls src/toolchain/*.c)"
