@@ -188,6 +188,7 @@ struct perm_state {
 	double *keep;       /* the same, two each: fe's values keeping it */
 	uint32_t *moved;    /* the same: the leaves with fe shuffled */
 	unsigned char *changed;  /* per block row: a leaf moved */
+	uint32_t *pend;     /* block rows whose walk a tree must redo */
 	double *base_sum;   /* per block row, nv each: the unshuffled sums */
 	double *delta;      /* the same: the moved leaves' differences */
 	double *base_pred, *prob;
@@ -231,37 +232,6 @@ static void first_tests(struct perm_state *s, size_t r0, size_t m, int fe)
 	}
 }
 
-/* Walks of a tree from node at[k] for rows r[k] with feature fe reading
- * v[k], up to LANES in lockstep: independent loads overlap, and the loop
- * ends when all are at a leaf, not at each walk's own unpredictable end. */
-#define LANES 8
-
-static void walk_lanes(const struct lk_flat_tree *ft, const double *const *x,
-		       const size_t *r, const int32_t *at, const double *v,
-		       int fe, int m, uint32_t *out)
-{
-	int32_t idx[LANES];
-	int k, done;
-
-	for (k = 0; k < m; k++)
-		idx[k] = at[k];
-	do {
-		done = 1;
-		for (k = 0; k < m; k++) {
-			const struct lk_flat_node *n = &ft->nodes[idx[k]];
-			int leaf = n->feature < 0;
-			double u = n->feature == fe ? v[k] :
-				   x[leaf ? 0 : n->feature][r[k]];
-			int32_t next = n->next + !(u <= n->threshold);
-
-			idx[k] = leaf ? idx[k] : next;
-			done &= leaf;
-		}
-	} while (!done);
-	for (k = 0; k < m; k++)
-		out[k] = (uint32_t)ft->nodes[idx[k]].next;
-}
-
 /* Row i of tree t reaches leaf l: delta += l - its unshuffled leaf. */
 static void moved_to(struct perm_state *s, size_t t, size_t i, uint32_t l)
 {
@@ -277,6 +247,56 @@ static void moved_to(struct perm_state *s, size_t t, size_t i, uint32_t l)
 	for (c = 0; c < nv; c++)
 		dl[c] += vals[(size_t)l * (size_t)nv + (size_t)c] -
 			 vals[(size_t)old * (size_t)nv + (size_t)c];
+}
+
+/* Walks of tree t for the block rows pend[0..np), each from its first
+ * node testing fe with fe reading its shuffled value: LANES walks in
+ * flight, a lane taking the next walk as soon as its own reaches a leaf,
+ * so that independent loads overlap. */
+#define LANES 8
+
+static void walk_stream(struct perm_state *s, size_t t, size_t r0, int fe,
+			const uint32_t *perm, const uint32_t *pend, size_t np)
+{
+	const struct lk_flat_node *nodes = s->f->flat[t].nodes;
+	const double *const *x = s->d->x;
+	const double *col = x[fe];
+	int32_t idx[LANES];
+	size_t row[LANES], next = 0;
+	double v[LANES];
+	int k, live = 0, on[LANES];
+
+	for (k = 0; k < LANES; k++) {
+		on[k] = next < np;
+		if (!on[k])
+			continue;
+		row[k] = pend[next++];
+		idx[k] = s->start[t * s->m + row[k]];
+		v[k] = col[perm[r0 + row[k]]];
+		live++;
+	}
+	while (live) {
+		for (k = 0; k < LANES; k++) {
+			const struct lk_flat_node *n = &nodes[idx[k]];
+			double u;
+
+			if (!on[k])
+				continue;
+			if (n->feature < 0) {
+				moved_to(s, t, row[k], (uint32_t)n->next);
+				on[k] = next < np;
+				live -= !on[k];
+				if (!on[k])
+					continue;
+				row[k] = pend[next++];
+				idx[k] = s->start[t * s->m + row[k]];
+				v[k] = col[perm[r0 + row[k]]];
+				continue;
+			}
+			u = n->feature == fe ? v[k] : x[n->feature][r0 + row[k]];
+			idx[k] = n->next + !(u <= n->threshold);
+		}
+	}
 }
 
 /*
@@ -322,35 +342,19 @@ static void score_permuted(struct perm_state *s, size_t r0, size_t m,
 	memset(s->changed, 0, m);
 	memset(s->delta, 0, m * (size_t)nv * sizeof(double));
 	for (t = 0; t < nt; t++) {
-		size_t rows[LANES], cells[LANES];
-		int32_t at[LANES];
-		double vals[LANES];
-		uint32_t out[LANES];
-		int k, lanes = 0;
+		size_t np = 0;
 
-		for (i = 0; i <= m; i++) {
+		for (i = 0; i < m; i++) {
 			size_t cell = t * m + i;
-			double v = i < m ? col[perm[r0 + i]] : 0;
+			double v = col[perm[r0 + i]];
 
-			if (i < m) {
-				s->moved[cell] = s->leaf[cell];
-				if (s->start[cell] < 0 ||
-				    (s->keep[2 * cell] < v &&
-				     v <= s->keep[2 * cell + 1]))
-					continue;
-				rows[lanes] = r0 + i;
-				cells[lanes] = cell;
-				at[lanes] = s->start[cell];
-				vals[lanes++] = v;
-			}
-			if (lanes < LANES && i < m)
-				continue;
-			walk_lanes(&f->flat[t], s->d->x, rows, at, vals, fe,
-				   lanes, out);
-			for (k = 0; k < lanes; k++)
-				moved_to(s, t, cells[k] - t * m, out[k]);
-			lanes = 0;
+			s->moved[cell] = s->leaf[cell];
+			if (s->start[cell] >= 0 &&
+			    !(s->keep[2 * cell] < v &&
+			      v <= s->keep[2 * cell + 1]))
+				s->pend[np++] = (uint32_t)i;
 		}
+		walk_stream(s, t, r0, fe, perm, s->pend, np);
 	}
 	for (i = 0; i < m; i++) {
 		/* No leaf moved: the sums, hence the prediction, are the same. */
@@ -426,6 +430,7 @@ static void perm_state_init(struct perm_state *s, double *pred)
 	s->moved = lk_calloc(cells, sizeof(*s->moved));
 	s->keep = lk_calloc(2 * cells, sizeof(*s->keep));
 	s->changed = lk_calloc(block_rows(s->f) + 1, 1);
+	s->pend = lk_calloc(block_rows(s->f) + 1, sizeof(*s->pend));
 	s->base_sum = lk_calloc(block_rows(s->f) * nv + 1, sizeof(double));
 	s->delta = lk_calloc(block_rows(s->f) * nv + 1, sizeof(double));
 	s->prob = lk_calloc(nv + 1, sizeof(*s->prob));
@@ -439,6 +444,7 @@ static void perm_state_release(struct perm_state *s)
 	free(s->moved);
 	free(s->keep);
 	free(s->changed);
+	free(s->pend);
 	free(s->base_sum);
 	free(s->delta);
 	free(s->prob);
