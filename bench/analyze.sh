@@ -3,9 +3,11 @@
 # a decision tree (depth 6) fit and scored, a forest of 100 trees (depth
 # 10) fit and scored, the forest's permutation importance (10 repeats) on
 # top of that, and end to end (CSV to outputs: tree, forest, permutation
-# importance, k-NN, files). Each figure is the median of 3 runs of the
-# whole command (Python's imports included) in CPU seconds (user + sys,
-# steadier than wall time on a shared machine; both sides run one thread).
+# importance, k-NN, files; 'all' without plots, as the Python script
+# draws none; 'plots' with loopkit's gnuplot plots and dot's tree). Each
+# figure is the median of 3 runs of the whole command (Python's imports
+# included) in CPU seconds (user + sys, children included: steadier than
+# wall time on a shared machine; both sides run one thread).
 #   analyze.sh LOOPKIT [ROWS]
 set -eu
 loopkit=$1 rows=${2:-10000}
@@ -69,17 +71,19 @@ median3() { # COMMAND...: median CPU seconds (user + sys) of 3 runs
 }
 lk="$loopkit analyze --csv $tmp/noise.csv --target cls --split-column split -j 1"
 printf '%-28s %10s %10s %8s\n' "analyze ($rows rows)" loopkit sklearn ratio
-for mode in tree forest perm all; do
+for mode in tree forest perm all plots; do
 	case $mode in
 	tree) l="$lk --max-depth 6 --forest 0 --knn 0";;
 	forest) l="$lk --forest 100 --forest-max-depth 10 --knn 0 --permutation 0";;
 	perm) l="$lk --forest 100 --forest-max-depth 10 --knn 0";;
-	all) l="$lk -o $tmp/lk-out";;
+	all) l="$lk -o $tmp/lk-out --no-plots";;
+	plots) l="$lk -o $tmp/lk-out";;
 	esac
 	rm -rf "$tmp/lk-out"
 	# shellcheck disable=SC2086
 	a=$(median3 sh -c "rm -rf $tmp/lk-out; $l")
-	b=$(median3 $py "$tmp/sk.py" "$tmp/noise.csv" $mode "$tmp/sk-out")
+	b=$(median3 $py "$tmp/sk.py" "$tmp/noise.csv" \
+		"$(echo $mode | sed s/plots/all/)" "$tmp/sk-out")
 	printf '%-28s %9.3fs %9.3fs %7.1fx\n' "$mode" "$a" "$b" \
 		"$(echo "$b / $a" | bc -l)"
 done

@@ -293,7 +293,10 @@ static void tree_svg(struct lk_analysis *a, struct lk_plotdir *pd,
 	struct lk_ctx quiet;
 
 	if (!dot) {
-		fg->tree_note = lk_strdup("graphviz dot is not installed "
+		fg->tree_note = lk_strdup(a->o->dot ? "No drawing of the tree "
+					  "was asked for: the tree is shown "
+					  "as text." :
+					  "graphviz dot is not installed "
 					  "(apt-get install graphviz): the "
 					  "tree is shown as text.");
 		return;
@@ -362,6 +365,8 @@ void lk_analysis_figures(struct lk_analysis *a, struct lk_analysis_figs *fg)
 	}
 	if (gnuplot)
 		gnuplot_figures(a, &pd, gnuplot, fg);
+	else if (a->o->gnuplot)
+		fg->plot_note = lk_strdup("Plots were not asked for.");
 	else
 		fg->plot_note = lk_strdup("No plots: gnuplot is not installed "
 					  "on the machine that wrote this page "

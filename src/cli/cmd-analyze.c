@@ -31,7 +31,7 @@ struct args {
 	struct lk_strv features, derive, where;
 	long max_depth, forest, forest_max_depth, seed, knn, jobs, permutation;
 	long min_split, min_leaf, max_leaf, grid, min_count;
-	int json;
+	int json, no_plots;
 	const char *config;
 };
 
@@ -143,6 +143,8 @@ static int convert(struct args *a, struct lk_analyze_options *o,
 	o->seed = (uint64_t)a->seed;
 	o->jobs = (int)a->jobs;
 	o->outdir = a->outdir;
+	if (a->no_plots)
+		o->gnuplot = o->dot = "";
 	if (a->max_depth < 0 || a->forest < 0 || a->knn < 0 ||
 	    a->min_split < 0 || a->min_leaf < 0 || a->max_leaf < 0 ||
 	    a->forest > 100000 || a->knn > 100000)
@@ -261,6 +263,8 @@ int cmd_analyze(int argc, char **argv)
 		{'o', "output", LK_OPT_STRING, &a.outdir, "DIR",
 		 "write the outputs (with -c: the campaign directory)"},
 		{0, "json", LK_OPT_BOOL, &a.json, NULL, "print the JSON summary"},
+		{0, "no-plots", LK_OPT_BOOL, &a.no_plots, NULL,
+		 "-o: no gnuplot plots, the tree as text (the page says so)"},
 		LK_OPT_END};
 	int first = lk_opts_parse("analyze", usage, opts, argc, argv);
 	struct lk_buf json = LK_BUF_INIT, text = LK_BUF_INIT;
