@@ -74,8 +74,8 @@ static void item(struct lk_buf *b, const char *html, const char *page,
 	lk_html_add_text(b, name);
 	lk_buf_adds(b, "</a>");
 	if (!written)
-		lk_buf_adds(b, " (not written yet: the analyze stage runs "
-			    "after the report)");
+		lk_buf_adds(b, " (the analyze stage writes it after this "
+			    "report)");
 	lk_buf_adds(b, "</li>\n");
 	free(href);
 }
