@@ -1,8 +1,13 @@
 #!/bin/sh
 # loopkit analyze beside scikit-learn on the same table, one thread each:
-# a decision tree (depth 6) alone, a forest of 100 trees (depth 10) alone,
-# and end to end (CSV to outputs: tree, forest, k-NN, files). Median of 3
-# wall-clock runs of each command, both figures side by side.
+# a decision tree (depth 6) fit and scored, a forest of 100 trees (depth
+# 10) fit and scored, the forest's permutation importance (10 repeats) on
+# top of that, and end to end (CSV to outputs: tree, forest, permutation
+# importance, k-NN, files; 'all' without plots, as the Python script
+# draws none; 'plots' with loopkit's gnuplot plots and dot's tree). Each
+# figure is the median of 3 runs of the whole command (Python's imports
+# included) in CPU seconds (user + sys, children included: steadier than
+# wall time on a shared machine; both sides run one thread).
 #   analyze.sh LOOPKIT [ROWS]
 set -eu
 loopkit=$1 rows=${2:-10000}
@@ -43,35 +48,42 @@ y = np.array([r["cls"] for r in rows]); te = np.array([r["split"] == "test" for 
 if mode in ("tree", "all"):
     t = DecisionTreeClassifier(max_depth=6 if mode == "tree" else None, random_state=0).fit(X[~te], y[~te])
     acc = t.score(X[te], y[te])
-if mode in ("forest", "all"):
-    f = RandomForestClassifier(100, max_depth=10 if mode == "forest" else None, random_state=0, n_jobs=1).fit(X[~te], y[~te])
+if mode in ("forest", "perm", "all"):
+    f = RandomForestClassifier(100, max_depth=None if mode == "all" else 10, random_state=0, n_jobs=1).fit(X[~te], y[~te])
     acc = f.score(X[te], y[te])
-if mode == "all":
+if mode in ("perm", "all"):
     p = permutation_importance(f, X[te], y[te], n_repeats=10, random_state=42, n_jobs=1)
+if mode == "all":
     k = KNeighborsClassifier(10).fit(X[~te], y[~te]).score(X[te], y[te])
     os.makedirs(out, exist_ok=True)
     open(f"{out}/tree.txt", "w").write(export_text(t, feature_names=feats))
     json.dump({"tree": t.score(X[te], y[te]), "forest": acc, "knn": k,
-               "mdi": f.feature_importances_.tolist()}, open(f"{out}/summary.json", "w"))
+               "mdi": f.feature_importances_.tolist(),
+               "permutation": p.importances_mean.tolist()},
+              open(f"{out}/summary.json", "w"))
 PY
-median3() { # COMMAND...: median wall seconds of 3 runs
+export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
+median3() { # COMMAND...: median CPU seconds (user + sys) of 3 runs
 	for i in 1 2 3; do
-		s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N)
-		echo "$e - $s" | bc
+		/usr/bin/time -f '%U %S' -o "$tmp/time" "$@" >/dev/null 2>&1
+		awk '{ print $1 + $2 }' "$tmp/time"
 	done | sort -n | sed -n 2p
 }
 lk="$loopkit analyze --csv $tmp/noise.csv --target cls --split-column split -j 1"
 printf '%-28s %10s %10s %8s\n' "analyze ($rows rows)" loopkit sklearn ratio
-for mode in tree forest all; do
+for mode in tree forest perm all plots; do
 	case $mode in
 	tree) l="$lk --max-depth 6 --forest 0 --knn 0";;
-	forest) l="$lk --forest 100 --forest-max-depth 10 --knn 0";;
-	all) l="$lk -o $tmp/lk-out";;
+	forest) l="$lk --forest 100 --forest-max-depth 10 --knn 0 --permutation 0";;
+	perm) l="$lk --forest 100 --forest-max-depth 10 --knn 0";;
+	all) l="$lk -o $tmp/lk-out --no-plots";;
+	plots) l="$lk -o $tmp/lk-out";;
 	esac
 	rm -rf "$tmp/lk-out"
 	# shellcheck disable=SC2086
 	a=$(median3 sh -c "rm -rf $tmp/lk-out; $l")
-	b=$(median3 $py "$tmp/sk.py" "$tmp/noise.csv" $mode "$tmp/sk-out")
-	printf '%-28s %9.3fs %9.3fs %7.1fx\n' "$mode (end to end)" "$a" "$b" \
+	b=$(median3 $py "$tmp/sk.py" "$tmp/noise.csv" \
+		"$(echo $mode | sed s/plots/all/)" "$tmp/sk-out")
+	printf '%-28s %9.3fs %9.3fs %7.1fx\n' "$mode" "$a" "$b" \
 		"$(echo "$b / $a" | bc -l)"
 done

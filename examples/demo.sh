@@ -21,4 +21,6 @@ fi
 echo
 echo "The campaign is in ./loopkit.d (store.db: SQLite); its report:"
 echo "  $(pwd)/loopkit.d/report/report.html"
+echo "which parameters explain its cycles (linked from the report):"
+echo "  $(pwd)/loopkit.d/analyze/cycles/analysis.html"
 echo "Rerun 'make demo': every stage skips what the store holds."

@@ -7,7 +7,7 @@ PACKAGES="build-essential pkg-config libyaml-dev libsqlite3-dev sqlite3
 libxxhash-dev libcriterion-dev clang python3 valgrind
 flex bison gcc-12-plugin-dev g++ libzydis-dev libelf-dev
 libisl-dev libgmp-dev libclang-19-dev llvm-19 gnuplot-nox chromium procps
-libcsv-dev python3-sklearn"
+libcsv-dev python3-sklearn graphviz"
 
 missing=""
 for p in $PACKAGES; do

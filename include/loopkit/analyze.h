@@ -224,6 +224,7 @@ struct lk_forest {
 	size_t ntrees;
 	int nclasses, nfeat;
 	double *importance, *importance_std;  /* MDI mean, std over trees */
+	struct lk_flat_tree *flat;            /* private: for prediction */
 };
 
 /* Fit ntrees bootstrap trees on up to jobs threads; same result for any
@@ -231,8 +232,18 @@ struct lk_forest {
 void lk_forest_fit(struct lk_forest *f, const struct lk_dataset *d,
 		   size_t ntrees, const struct lk_tree_params *p, int jobs);
 void lk_forest_release(struct lk_forest *f);
+/* Class index (soft vote, ties to the smaller) or the mean of row. */
 double lk_forest_predict(const struct lk_forest *f, const double *const *x,
 			 size_t row);
+/* lk_forest_predict of every row of d into pred (d->n values), tree by
+ * tree over blocks of rows. */
+void lk_forest_predict_all(const struct lk_forest *f,
+			   const struct lk_dataset *d, double *pred);
+/* lk_permutation_importance of the forest, the same figures bit for bit,
+ * re-walking only the trees whose path for a row tests the feature. */
+void lk_forest_permutation_importance(const struct lk_forest *f,
+				      const struct lk_dataset *d, int repeats,
+				      uint64_t seed, double *mean, double *std);
 
 /* Scores: accuracy (classes) or R^2 (regression) of a predictor. */
 typedef double (*lk_predict_fn)(const void *model, const double *const *x,
@@ -264,12 +275,20 @@ struct lk_analyze_options {
 	struct lk_tree_params tree;
 	long forest;                /* trees; 0: no forest */
 	long forest_max_depth;
+	int permutation;            /* importance repeats; 0: none */
 	int knn;                    /* 0: no k-NN */
 	const char *split_column;
 	double test_fraction;       /* default 0.2 */
 	uint64_t seed;
 	int jobs;
 	const char *outdir;         /* NULL: nothing written */
+	const char *text;           /* non-NULL: the table itself (len
+				       text_len), csv naming it */
+	size_t text_len;
+	const struct lk_analysis_plot *plots; /* grouped plots (config.h) */
+	size_t nplots;
+	const char *gnuplot;        /* NULL: from PATH; "": no plots */
+	const char *dot;            /* NULL: from PATH; "": a text tree */
 };
 
 /*
@@ -280,5 +299,38 @@ struct lk_analyze_options {
  */
 int lk_analyze_run(struct lk_ctx *ctx, const struct lk_analyze_options *o,
 		   struct lk_buf *json, struct lk_buf *text, int *up_to_date);
+
+/* The headline of a finished analysis (lk_analyze_outcome). */
+struct lk_analyze_outcome {
+	size_t rows;
+	int regression;
+	double tree_score, forest_score;  /* accuracy or R^2; NAN: none */
+	char top[64];                     /* the most important feature */
+};
+/* lk_analyze_run, and *out filled when the analysis ran (not when it
+ * was up to date). */
+int lk_analyze_run_outcome(struct lk_ctx *ctx,
+			   const struct lk_analyze_options *o,
+			   struct lk_buf *json, struct lk_buf *text,
+			   int *up_to_date, struct lk_analyze_outcome *out);
+
+/*
+ * The analyze stage (an lk_stage_fn, store.h): each analysis of the
+ * campaign file's analyze: section over the campaign's variants (one row
+ * per variant with an ok run: variant, source, compiler, flags, the
+ * parameters, the metrics), into <store dir>/analyze/<name>/: input.csv,
+ * the outputs of lk_analyze_run, analysis.html and campaign.txt (the
+ * campaign's name, for the report's link). An analysis whose input or
+ * options did not change is skipped; one that cannot run (no such
+ * metric, nothing varies, a bad column) is a failed item with its
+ * reason. < 0 only when the store or a file cannot be read or written.
+ */
+struct lk_store;
+struct lk_stage_opts;
+struct lk_stage_summary;
+int lk_analyze_stage(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
+		     const struct lk_sweep *cfg,
+		     const struct lk_stage_opts *opts,
+		     struct lk_stage_summary *sum);
 
 #endif

@@ -237,6 +237,49 @@ struct lk_memprof_cfg {
 	long line;               /* of 'memprof:' */
 };
 
+/* A grouped plot of an analysis: y against x, one line or point set per
+ * value of group (NULL: one). */
+struct lk_analysis_plot {
+	char *x, *y, *group;      /* y NULL: the target */
+	int scatter;              /* 0: lines */
+};
+
+/*
+ * One analysis of the 'analyze:' section (src/config/analyze.c): which
+ * parameters of the campaign's variants explain a metric
+ * (doc/loopkit-analyze.md). Strings are as written and checked for form
+ * here; columns are checked against the table when the stage runs.
+ */
+struct lk_analysis_cfg {
+	char *name;               /* the output directory's name */
+	char *target;             /* a metric (cycles, ...) or a parameter */
+	struct lk_strv features;  /* empty: the columns with >= 2 values */
+	struct lk_strv derive;    /* "NAME=EXPR" */
+	struct lk_strv where;     /* "COL:OP:V[,V]", analyze --where's form */
+	char *normalize;          /* none, minmax, zscore, log; NULL: none */
+	char *categories;         /* none, kde, step:FROM:WIDTH; NULL: kde */
+	char *bandwidth;          /* NULL: silverman */
+	char *criterion;          /* gini, entropy; NULL: gini */
+	long max_depth, min_samples_split, min_samples_leaf, max_leaf_nodes;
+	double ccp_alpha;
+	long forest;              /* trees (default 100; 0: none) */
+	long forest_max_depth;
+	long knn;                 /* default 10; 0: none */
+	long permutation;         /* repeats, default 10; 0: none */
+	double test;              /* seeded test fraction, default 0.2 */
+	long seed;
+	struct lk_analysis_plot *plots;
+	size_t nplots;
+	long line;                /* of the analysis in the file */
+};
+
+struct lk_analyze_cfg {
+	int given;                /* the file has an analyze: section */
+	struct lk_analysis_cfg *list;
+	size_t n;
+	long line;
+};
+
 struct lk_sweep {
 	char *path;               /* the YAML file, as given; NULL if built */
 	char *name;               /* 'name:' or the file's base name */
@@ -262,6 +305,7 @@ struct lk_sweep {
 	struct lk_l1_filter_cfg filter; /* 'filter:' */
 	struct lk_count_cfg count; /* loopkit count's options */
 	struct lk_memprof_cfg memprof; /* 'memprof:' */
+	struct lk_analyze_cfg analyze; /* 'analyze:' */
 };
 
 /* One point of the Cartesian product (borrowed pointers into the sweep). */

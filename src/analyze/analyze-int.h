@@ -30,8 +30,25 @@ struct lk_analysis {
 	double *perm_mean, *perm_std;
 	size_t *confusion;            /* nclasses^2, rows true */
 	double *pred;                 /* the tree's prediction per row */
-	double seconds_tree, seconds_forest;
+	double seconds_tree, seconds_forest, seconds_importance;
 };
+
+/* The figures of the page (SVG documents, owned); a note says why one
+ * is missing. */
+struct lk_analysis_figs {
+	char *density, *importance, *confusion;
+	char **custom;               /* one per o->plots */
+	size_t ncustom;
+	char *tree_svg;              /* graphviz dot's */
+	char *plot_note, *tree_note; /* NULL: nothing to say */
+};
+
+/* Draw what gnuplot and dot can (plots.c); never fails: a note instead. */
+void lk_analysis_figures(struct lk_analysis *a, struct lk_analysis_figs *fg);
+void lk_analysis_figs_release(struct lk_analysis_figs *fg);
+/* analysis.html (page.c): self-contained, the figures inline. */
+void lk_analysis_page(const struct lk_analysis *a,
+		      const struct lk_analysis_figs *fg, struct lk_buf *out);
 
 /* The JSON summary and the human summary of a finished analysis. */
 void lk_analysis_json(const struct lk_analysis *a, struct lk_buf *out);

@@ -202,6 +202,35 @@ static void fill_set(struct lk_analysis *a, int test, double ***x, int **cls,
 	d->nclasses = a->regression ? 0 : a->nclasses;
 }
 
+/* The plots' columns exist; y is a number. */
+static int check_plots(struct lk_analysis *a)
+{
+	size_t p;
+
+	for (p = 0; p < a->o->nplots; p++) {
+		const struct lk_analysis_plot *pl = &a->o->plots[p];
+		const char *names[] = {pl->x, pl->y, pl->group};
+		int i, c;
+
+		for (i = 0; i < 3; i++) {
+			if (!names[i])
+				continue;
+			c = lk_table_find(&a->t, names[i]);
+			if (c < 0)
+				return lk_error_at(a->ctx, LK_EINPUT, a->file,
+						   a->t.header_line, "plot %zu: "
+						   "no column '%s'", p + 1,
+						   names[i]);
+			if (i == 1 && a->t.cols[c].categorical)
+				return lk_error_at(a->ctx, LK_EINPUT, a->file,
+						   a->t.header_line, "plot %zu: "
+						   "y column '%s' is not "
+						   "numeric", p + 1, names[i]);
+		}
+	}
+	return 0;
+}
+
 static int prepare(struct lk_analysis *a, const char *text, size_t len)
 {
 	size_t i;
@@ -214,6 +243,8 @@ static int prepare(struct lk_analysis *a, const char *text, size_t len)
 		ret = lk_table_derive(a->ctx, &a->t, a->o->derive.v[i]);
 	if (!ret)
 		ret = select_columns(a);
+	if (!ret)
+		ret = check_plots(a);
 	if (ret)
 		return ret;
 	drop_missing(a);
@@ -246,11 +277,6 @@ static double tree_fn(const void *m, const double *const *x, size_t row)
 	return lk_tree_predict(m, x, row);
 }
 
-static double forest_fn(const void *m, const double *const *x, size_t row)
-{
-	return lk_forest_predict(m, x, row);
-}
-
 static double knn_fn(const void *m, const double *const *x, size_t row)
 {
 	const struct lk_analysis *a = m;
@@ -273,6 +299,25 @@ static double evaluate(struct lk_analysis *a, lk_predict_fn fn,
 	*rmse = lk_rmse_r2(p, a->test.y, a->test.n, &r2);
 	free(p);
 	return r2;
+}
+
+/* evaluate() for the forest, its test rows predicted in one pass. */
+static double evaluate_forest(struct lk_analysis *a)
+{
+	double *p = lk_calloc(a->test.n + 1, sizeof(*p)), r, r2, hits = 0;
+	size_t i;
+
+	lk_forest_predict_all(&a->forest, &a->test, p);
+	if (a->regression) {
+		a->forest_rmse = lk_rmse_r2(p, a->test.y, a->test.n, &r2);
+		r = r2;
+	} else {
+		for (i = 0; i < a->test.n; i++)
+			hits += (int)p[i] == a->test.cls[i];
+		r = a->test.n ? hits / (double)a->test.n : NAN;
+	}
+	free(p);
+	return r;
 }
 
 static void predict_all(struct lk_analysis *a)
@@ -317,13 +362,16 @@ static void fit(struct lk_analysis *a)
 			(long)fmax(1, floor(sqrt((double)a->nfeat)));
 		lk_forest_fit(&a->forest, &a->train, (size_t)o->forest, &fp,
 			      o->jobs);
-		a->forest_score = evaluate(a, forest_fn, &a->forest,
-					   &a->forest_rmse);
+		a->forest_score = evaluate_forest(a);
+		a->seconds_forest = lk_now() - t0;
+		t0 = lk_now();
 		a->perm_mean = lk_calloc(a->nfeat + 1, sizeof(double));
 		a->perm_std = lk_calloc(a->nfeat + 1, sizeof(double));
-		lk_permutation_importance(forest_fn, &a->forest, &a->test, 10,
-					  o->seed, a->perm_mean, a->perm_std);
-		a->seconds_forest = lk_now() - t0;
+		if (o->permutation > 0)
+			lk_forest_permutation_importance(
+				&a->forest, &a->test, o->permutation, o->seed,
+				a->perm_mean, a->perm_std);
+		a->seconds_importance = lk_now() - t0;
 	}
 	if (o->knn > 0)
 		a->knn_score = evaluate(a, knn_fn, a, &a->knn_rmse);
@@ -360,6 +408,18 @@ static void release(struct lk_analysis *a)
 	lk_csv_release(&a->csv);
 }
 
+/* "yes" when the tool would be used (given, or found in PATH). */
+static const char *tool_state(const char *given, const char *name)
+{
+	char *path;
+
+	if (given)
+		return *given ? "yes" : "no";
+	path = lk_which(name);
+	free(path);
+	return path ? "yes" : "no";
+}
+
 /* Hash of the input bytes and every option that changes an output. */
 static void run_key(const struct lk_analyze_options *o, const char *text,
 		    size_t len, char key[LK_HASH_HEX])
@@ -373,7 +433,7 @@ static void run_key(const struct lk_analyze_options *o, const char *text,
 	lk_buf_addf(&b, "v1 target=%s split=%s test=%.17g seed=%llu norm=%d "
 		    "cat=%d:%s:%.17g:%.17g:%zu:%zu crit=%d depth=%ld "
 		    "mss=%ld msl=%ld mln=%ld mf=%ld ccp=%.17g tseed=%llu "
-		    "forest=%ld fdepth=%ld knn=%d", o->target,
+		    "forest=%ld fdepth=%ld knn=%d perm=%d", o->target,
 		    o->split_column ? o->split_column : "", o->test_fraction,
 		    (unsigned long long)o->seed, o->normalize, o->cat.method,
 		    o->cat.bandwidth ? o->cat.bandwidth : "", o->cat.step_from,
@@ -382,8 +442,17 @@ static void run_key(const struct lk_analyze_options *o, const char *text,
 		    o->tree.min_samples_split, o->tree.min_samples_leaf,
 		    o->tree.max_leaf_nodes, o->tree.max_features,
 		    o->tree.ccp_alpha, (unsigned long long)o->tree.seed,
-		    o->forest, o->forest_max_depth, o->knn);
+		    o->forest, o->forest_max_depth, o->knn, o->permutation);
 	lk_hash_add_str(&h, lk_buf_str(&b));
+	/* The page's figures depend on the tools found and the plots. */
+	lk_hash_add_str(&h, tool_state(o->gnuplot, "gnuplot"));
+	lk_hash_add_str(&h, tool_state(o->dot, "dot"));
+	for (i = 0; i < o->nplots; i++) {
+		lk_hash_add_str(&h, o->plots[i].x);
+		lk_hash_add_str(&h, o->plots[i].y ? o->plots[i].y : "");
+		lk_hash_add_str(&h, o->plots[i].group ? o->plots[i].group : "");
+		lk_hash_add_str(&h, o->plots[i].scatter ? "s" : "l");
+	}
 	for (i = 0; i < o->features.n; i++)
 		lk_hash_add_str(&h, o->features.v[i]);
 	lk_hash_add_str(&h, "|");
@@ -418,17 +487,49 @@ static int up_to_date(const char *dir, const char *key)
 int lk_analyze_run(struct lk_ctx *ctx, const struct lk_analyze_options *o,
 		   struct lk_buf *json, struct lk_buf *text, int *fresh)
 {
+	return lk_analyze_run_outcome(ctx, o, json, text, fresh, NULL);
+}
+
+static void outcome(const struct lk_analysis *a, struct lk_analyze_outcome *out)
+{
+	const double *imp = a->o->forest > 0 ? a->forest.importance
+					     : a->tree.importance;
+	size_t f, best = 0;
+
+	out->rows = a->t.nrows;
+	out->regression = a->regression;
+	out->tree_score = a->tree_score;
+	out->forest_score = a->o->forest > 0 ? a->forest_score : NAN;
+	for (f = 1; f < a->nfeat; f++)
+		if (imp[f] > imp[best])
+			best = f;
+	snprintf(out->top, sizeof(out->top), "%s",
+		 a->nfeat ? a->feat_names[best] : "");
+}
+
+int lk_analyze_run_outcome(struct lk_ctx *ctx,
+			   const struct lk_analyze_options *o,
+			   struct lk_buf *json, struct lk_buf *text, int *fresh,
+			   struct lk_analyze_outcome *out)
+{
 	struct lk_analysis a;
 	char *input = NULL, key[LK_HASH_HEX];
 	size_t len = 0;
-	int ret;
+	int ret = 0;
 
 	memset(&a, 0, sizeof(a));
 	a.ctx = ctx;
 	a.o = o;
 	a.file = strcmp(o->csv, "-") ? o->csv : "<stdin>";
 	*fresh = 0;
-	ret = read_input(ctx, o->csv, &input, &len);
+	if (o->text) {
+		input = lk_malloc(o->text_len + 1);
+		memcpy(input, o->text, o->text_len);
+		input[o->text_len] = 0;
+		len = o->text_len;
+	} else {
+		ret = read_input(ctx, o->csv, &input, &len);
+	}
 	if (ret)
 		return ret;
 	run_key(o, input, len, key);
@@ -445,6 +546,8 @@ int lk_analyze_run(struct lk_ctx *ctx, const struct lk_analyze_options *o,
 		lk_analysis_text(&a, text);
 		if (o->outdir)
 			ret = lk_analysis_write(&a, o->outdir, key, json);
+		if (out)
+			outcome(&a, out);
 	}
 	release(&a);
 	return ret;

@@ -21,4 +21,21 @@ void lk_tree_prune(struct lk_tree *t, double alpha);
 /* t->importance: normalised MDI of the tree as it stands. */
 void lk_tree_importance(struct lk_tree *t);
 
+/* A tree for prediction: nodes breadth first, children adjacent. */
+struct lk_flat_node {
+	double threshold;
+	int32_t feature;  /* -1: a leaf */
+	int32_t next;     /* the left child (right: next + 1), or the leaf */
+};
+
+struct lk_flat_tree {
+	struct lk_flat_node *nodes;
+	double *values;   /* per leaf: class weights / weight, or the mean */
+	size_t n;
+};
+
+/* f->flat from f->trees; released by lk_forest_flat_release. */
+void lk_forest_flatten(struct lk_forest *f);
+void lk_forest_flat_release(struct lk_forest *f);
+
 #endif

@@ -96,6 +96,63 @@ static int new_node(struct builder *b, size_t s, size_t e, double *wsum)
 	return (int)t->n++;
 }
 
+/* Record a better split at pos of feature f's order. */
+static void take(struct cand *c, int f, const double *x, const uint32_t *o,
+		 size_t pos)
+{
+	double lo = x[o[pos - 1]], hi = x[o[pos]];
+	double mid = lo / 2 + hi / 2;
+
+	c->feature = f;
+	c->pos = pos;
+	c->threshold = (mid == hi || isinf(mid)) ? lo : mid;
+}
+
+/*
+ * scan() for the Gini criterion: the sums of squared class weights of
+ * both sides kept as samples move left (exact for whole weights), and
+ * scikit-learn's proxy -(wl * (1 - sql / wl^2) + wr * (1 - sqr / wr^2)).
+ */
+static void scan_gini(struct builder *b, int f, struct cand *c, double *best,
+		      const double *total, double wn)
+{
+	const double *x = b->d->x[f];
+	const uint32_t *o = b->order[f];
+	const int *cls = b->d->cls;
+	size_t s = c->start, e = c->end, pos;
+	size_t leaf = (size_t)(b->p->min_samples_leaf > 0 ?
+			       b->p->min_samples_leaf : 1);
+	double wl = 0, sql = 0, sqr = 0, *lc = b->lc, *rc = b->rc;
+	int j;
+
+	for (j = 0; j < b->k; j++) {
+		lc[j] = 0;
+		rc[j] = total[j];
+		sqr += total[j] * total[j];
+	}
+	for (pos = s + 1; pos < e; pos++) {
+		uint32_t i = o[pos - 1];
+		double w = b->w ? b->w[i] : 1.0, wr, proxy;
+		int k = cls[i];
+
+		sql += w * (2 * lc[k] + w);
+		sqr += w * (w - 2 * rc[k]);
+		lc[k] += w;
+		rc[k] -= w;
+		wl += w;
+		if (x[o[pos]] <= x[i] + FEATURE_THRESHOLD ||
+		    pos - s < leaf || e - pos < leaf)
+			continue;
+		wr = wn - wl;
+		proxy = -(wl * (1 - sql / (wl * wl)) +
+			  wr * (1 - sqr / (wr * wr)));
+		if (proxy > *best) {
+			*best = proxy;
+			take(c, f, x, o, pos);
+		}
+	}
+}
+
 static void scan(struct builder *b, int f, struct cand *c, double *best,
 		 const double *total, double wn)
 {
@@ -121,13 +178,8 @@ static void scan(struct builder *b, int f, struct cand *c, double *best,
 		proxy = -(wl * impurity(b, b->lc, wl) +
 			  (wn - wl) * impurity(b, b->rc, wn - wl));
 		if (proxy > *best) {
-			double lo = x[o[pos - 1]], hi = x[o[pos]];
-			double mid = lo / 2 + hi / 2;
-
 			*best = proxy;
-			c->feature = f;
-			c->pos = pos;
-			c->threshold = (mid == hi || isinf(mid)) ? lo : mid;
+			take(c, f, x, o, pos);
 		}
 	}
 }
@@ -157,7 +209,10 @@ static void find_split(struct builder *b, struct cand *c)
 		    x[b->order[f][c->start]] + FEATURE_THRESHOLD)
 			continue;
 		visited++;
-		scan(b, f, c, &best, n->value, n->weight);
+		if (b->d->nclasses && b->p->criterion == LK_CRIT_GINI)
+			scan_gini(b, f, c, &best, n->value, n->weight);
+		else
+			scan(b, f, c, &best, n->value, n->weight);
 	}
 }
 

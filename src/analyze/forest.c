@@ -80,6 +80,7 @@ void lk_forest_fit(struct lk_forest *f, const struct lk_dataset *d,
 	lk_pool_run(jobs, ntrees, fit_one, &j);
 	lk_presort_release(&ps, d);
 	importance(f);
+	lk_forest_flatten(f);
 }
 
 void lk_forest_release(struct lk_forest *f)
@@ -88,39 +89,11 @@ void lk_forest_release(struct lk_forest *f)
 
 	if (!f)
 		return;
+	lk_forest_flat_release(f);
 	for (i = 0; i < f->ntrees; i++)
 		lk_tree_release(&f->trees[i]);
 	free(f->trees);
 	free(f->importance);
 	free(f->importance_std);
 	memset(f, 0, sizeof(*f));
-}
-
-double lk_forest_predict(const struct lk_forest *f, const double *const *x,
-			 size_t row)
-{
-	double prob[256], sum = 0, *p = prob;
-	size_t i;
-	int c, best = 0;
-
-	if (f->nclasses > 256)
-		p = lk_calloc((size_t)f->nclasses, sizeof(*p));
-	memset(p, 0, (size_t)(f->nclasses < 256 ? f->nclasses : 0) *
-	       sizeof(*p));
-	for (i = 0; i < f->ntrees; i++) {
-		const struct lk_tree_node *n = lk_tree_leaf(&f->trees[i], x, row);
-
-		if (!n || n->weight <= 0)
-			continue;
-		if (!f->nclasses)
-			sum += n->value[0] / n->weight;
-		for (c = 0; c < f->nclasses; c++)
-			p[c] += n->value[c] / n->weight;
-	}
-	for (c = 1; c < f->nclasses; c++)
-		if (p[c] > p[best])
-			best = c;
-	if (p != prob)
-		free(p);
-	return f->nclasses ? best : sum / (double)(f->ntrees ? f->ntrees : 1);
 }

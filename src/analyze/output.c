@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analyze-int.h"
 
@@ -138,7 +139,9 @@ void lk_analysis_json(const struct lk_analysis *a, struct lk_buf *b)
 		feature_map(a, a->perm_mean, b);
 		lk_buf_adds(b, ", \"permutation_std\": ");
 		feature_map(a, a->perm_std, b);
-		lk_buf_addf(b, ", \"seconds\": %.6f},\n", a->seconds_forest);
+		lk_buf_addf(b, ", \"seconds\": %.6f, "
+			    "\"seconds_importance\": %.6f},\n",
+			    a->seconds_forest, a->seconds_importance);
 	} else {
 		lk_buf_adds(b, "  \"forest\": null,\n");
 	}
@@ -197,6 +200,26 @@ static int put(struct lk_ctx *ctx, const char *dir, const char *name,
 	int ret = lk_file_write_atomic(ctx, path, lk_buf_str(b), b->len);
 
 	free(path);
+	return ret;
+}
+
+/* put() of a string; NULL: remove an older run's file of that name. */
+static int put_text(struct lk_ctx *ctx, const char *dir, const char *name,
+		    const char *text)
+{
+	char *path;
+	struct lk_buf b = LK_BUF_INIT;
+	int ret;
+
+	if (!text) {
+		path = lk_path_join(dir, name);
+		unlink(path);
+		free(path);
+		return 0;
+	}
+	lk_buf_adds(&b, text);
+	ret = put(ctx, dir, name, &b);
+	lk_buf_release(&b);
 	return ret;
 }
 
@@ -326,6 +349,38 @@ static void model_json(const struct lk_analysis *a, struct lk_buf *b)
 	lk_buf_adds(b, "\n}\n");
 }
 
+/* The figures as SVG files and analysis.html with them inline. */
+static int write_page(struct lk_analysis *a, const char *dir)
+{
+	struct lk_analysis_figs fg;
+	struct lk_buf b = LK_BUF_INIT;
+	const char *names[] = {"density.svg", "importance.svg",
+			       "confusion.svg", "tree.svg"};
+	size_t i;
+	int ret = 0;
+
+	lk_analysis_figures(a, &fg);
+	{
+		const char *svgs[] = {fg.density, fg.importance, fg.confusion,
+				      fg.tree_svg};
+
+		for (i = 0; !ret && i < 4; i++)
+			ret = put_text(a->ctx, dir, names[i], svgs[i]);
+	}
+	for (i = 0; !ret && i < fg.ncustom; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "plot%zu.svg", i + 1);
+		ret = put_text(a->ctx, dir, name, fg.custom[i]);
+	}
+	lk_analysis_page(a, &fg, &b);
+	if (!ret)
+		ret = put(a->ctx, dir, "analysis.html", &b);
+	lk_buf_release(&b);
+	lk_analysis_figs_release(&fg);
+	return ret;
+}
+
 int lk_analysis_write(struct lk_analysis *a, const char *dir,
 		      const char *key, const struct lk_buf *json)
 {
@@ -349,6 +404,8 @@ int lk_analysis_write(struct lk_analysis *a, const char *dir,
 	categories_csv(a, &b[6]);
 	for (i = 0; !ret && i < 7; i++)
 		ret = put(a->ctx, dir, names[i], &b[i]);
+	if (!ret)
+		ret = write_page(a, dir);
 	if (!ret)
 		ret = put(a->ctx, dir, "summary.json", json);
 	lk_buf_addf(&k, "%s\n", key);

@@ -9,24 +9,30 @@
 
 #include "cli.h"
 #include "loopkit/analyze.h"
+#include "loopkit/store.h"
 
 static const char usage[] =
-	"--csv FILE --target COL [options]\n\n"
+	"--csv FILE --target COL [options]\n"
+	"   or: loopkit analyze -c CAMPAIGN.yaml [-o DIR]\n\n"
 	"Reads a CSV table ('-': stdin), makes categories of a numeric\n"
 	"target (kde, step:FROM:WIDTH, or none: a regression), fits a\n"
 	"decision tree, a random forest and a k-NN baseline, and prints\n"
 	"their test scores and feature importances. -o DIR writes the\n"
-	"processed table, the tree (text, DOT, JSON), importance, confusion\n"
-	"and categories CSVs and summary.json; a rerun with the same input\n"
-	"and options does nothing.";
+	"processed table, the tree (text, DOT, JSON, SVG), importance,\n"
+	"confusion and categories CSVs, summary.json, gnuplot plots and\n"
+	"analysis.html; a rerun with the same input and options does\n"
+	"nothing. With -c, the campaign file's analyze: section runs on its\n"
+	"variants in the campaign directory DIR (./loopkit.d), into\n"
+	"DIR/analyze/NAME/.";
 
 struct args {
 	const char *csv, *target, *categories, *bandwidth, *split_column;
 	const char *normalize, *criterion, *test, *outdir, *ccp;
 	struct lk_strv features, derive, where;
-	long max_depth, forest, forest_max_depth, seed, knn, jobs;
+	long max_depth, forest, forest_max_depth, seed, knn, jobs, permutation;
 	long min_split, min_leaf, max_leaf, grid, min_count;
-	int json;
+	int json, no_plots;
+	const char *config;
 };
 
 static int list(struct lk_strv *out, const char *csv)
@@ -86,8 +92,8 @@ static int convert(struct args *a, struct lk_analyze_options *o,
 	int v = 0;
 
 	if (!a->csv || !a->target)
-		return lk_cli_usage_error("analyze", "--csv and --target are "
-					  "required");
+		return lk_cli_usage_error("analyze", "expected -c CAMPAIGN.yaml, "
+					  "or --csv FILE and --target COL");
 	o->csv = a->csv;
 	o->target = a->target;
 	for (i = 0; i < a->features.n; i++)
@@ -124,6 +130,10 @@ static int convert(struct args *a, struct lk_analyze_options *o,
 	o->forest = a->forest;
 	o->forest_max_depth = a->forest_max_depth;
 	o->knn = (int)a->knn;
+	if (a->permutation < 0 || a->permutation > 1000)
+		return lk_cli_usage_error("analyze", "--permutation: expected "
+					  "0 to 1000 repeats");
+	o->permutation = (int)a->permutation;
 	o->split_column = a->split_column;
 	o->test_fraction = 0.2;
 	if (a->test && (lk_parse_double(a->test, &o->test_fraction) ||
@@ -133,6 +143,8 @@ static int convert(struct args *a, struct lk_analyze_options *o,
 	o->seed = (uint64_t)a->seed;
 	o->jobs = (int)a->jobs;
 	o->outdir = a->outdir;
+	if (a->no_plots)
+		o->gnuplot = o->dot = "";
 	if (a->max_depth < 0 || a->forest < 0 || a->knn < 0 ||
 	    a->min_split < 0 || a->min_leaf < 0 || a->max_leaf < 0 ||
 	    a->forest > 100000 || a->knn > 100000)
@@ -170,11 +182,48 @@ static int print_stored(struct lk_ctx *ctx, const char *dir, int json)
 	return ret;
 }
 
+/* loopkit analyze -c: the stage over the campaign's variants. */
+static int campaign_mode(const struct args *a)
+{
+	const char *dir = a->outdir ? a->outdir : LK_STORE_DEFAULT_DIR;
+	struct lk_stage_summary sum = {0};
+	struct lk_stage_opts so = {0};
+	struct lk_sweep *sw;
+	struct lk_store *s;
+	struct lk_ctx ctx;
+	int64_t id;
+	size_t i;
+	int ret;
+
+	lk_ctx_init(&ctx);
+	ret = lk_cli_campaign_open(&ctx, a->config, dir, &sw, &s, &id);
+	if (ret)
+		return lk_cli_fail(&ctx);
+	ret = lk_analyze_stage(&ctx, s, id, sw, &so, &sum);
+	if (ret)
+		ret = lk_cli_fail(&ctx);
+	else
+		printf("analyze: %s\n", sum.line);
+	for (i = 0; !ret && i < sum.n; i++)
+		if (!strcmp(sum.items[i].status, "failed")) {
+			fprintf(stderr, "loopkit: error: %s\n",
+				sum.items[i].reason);
+			ret = 2;
+		}
+	lk_stage_summary_release(&sum);
+	lk_store_close(s);
+	lk_sweep_free(sw);
+	return ret;
+}
+
 int cmd_analyze(int argc, char **argv)
 {
-	struct args a = {.max_depth = 0, .forest = 100, .knn = 10, .jobs = 0};
+	struct args a = {.max_depth = 0, .forest = 100, .knn = 10, .jobs = 0,
+			 .permutation = 10};
 	struct lk_analyze_options o = {0};
 	const struct lk_opt opts[] = {
+		{'c', "config", LK_OPT_STRING, &a.config, "FILE",
+		 "the campaign whose analyze: section to run"},
 		{0, "csv", LK_OPT_STRING, &a.csv, "FILE", "the table ('-': stdin)"},
 		{0, "target", LK_OPT_STRING, &a.target, "COL", "the column to explain"},
 		{0, "features", LK_OPT_LIST, &a.features, "A,B,...",
@@ -203,14 +252,19 @@ int cmd_analyze(int argc, char **argv)
 		{0, "forest", LK_OPT_LONG, &a.forest, "N", "trees (100; 0: none)"},
 		{0, "forest-max-depth", LK_OPT_LONG, &a.forest_max_depth, "N",
 		 "their depth (0: none)"},
+		{0, "permutation", LK_OPT_LONG, &a.permutation, "N",
+		 "permutation importance repeats (10; 0: none)"},
 		{0, "knn", LK_OPT_LONG, &a.knn, "K", "k-NN baseline (10; 0: none)"},
 		{0, "split-column", LK_OPT_STRING, &a.split_column, "NAME",
 		 "'test' (or non-zero) rows are the test set"},
 		{0, "test", LK_OPT_STRING, &a.test, "F", "seeded test fraction (0.2)"},
 		{0, "seed", LK_OPT_LONG, &a.seed, "S", "split, trees, forest (0)"},
 		{'j', "jobs", LK_OPT_LONG, &a.jobs, "N", "threads for the forest"},
-		{'o', "output", LK_OPT_STRING, &a.outdir, "DIR", "write the outputs"},
+		{'o', "output", LK_OPT_STRING, &a.outdir, "DIR",
+		 "write the outputs (with -c: the campaign directory)"},
 		{0, "json", LK_OPT_BOOL, &a.json, NULL, "print the JSON summary"},
+		{0, "no-plots", LK_OPT_BOOL, &a.no_plots, NULL,
+		 "-o: no gnuplot plots, the tree as text (the page says so)"},
 		LK_OPT_END};
 	int first = lk_opts_parse("analyze", usage, opts, argc, argv);
 	struct lk_buf json = LK_BUF_INIT, text = LK_BUF_INIT;
@@ -222,6 +276,15 @@ int cmd_analyze(int argc, char **argv)
 	if (first < argc)
 		return lk_cli_usage_error("analyze", "unexpected '%s'",
 					  argv[first]);
+	if (a.config && (a.csv || a.target))
+		return lk_cli_usage_error("analyze", "-c runs the campaign "
+					  "file's analyses: no --csv or "
+					  "--target with it");
+	if (a.config) {
+		ret = campaign_mode(&a);
+		release(&a, &o);
+		return ret;
+	}
 	lk_ctx_init(&ctx);
 	ret = convert(&a, &o, &ctx);
 	if (!ret && lk_analyze_run(&ctx, &o, &json, &text, &fresh))

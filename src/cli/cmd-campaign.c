@@ -1,7 +1,7 @@
 /*
  * loopkit campaign: every stage of a campaign, in order, from one YAML
  * file: gen, measure, blocks, count, predict, lift, filter, memprof,
- * report. Each
+ * report, analyze. Each
  * stage reads what it needs from the store and skips what is done, so a
  * campaign killed at any point resumes where it stopped when run again.
  * The command is a table of stages, each an lk_stage_fn of its module
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "loopkit/analyze.h"
 #include "loopkit/gen.h"
 #include "loopkit/filter.h"
 #include "loopkit/count.h"
@@ -29,7 +30,8 @@ static const char usage[] =
 	"blocks, count the blocks' executions, predict every block with every\n"
 	"analyzer, lift the predictions to the kernels, filter out the\n"
 	"kernels that are not L1-resident, profile the memprof: section's\n"
-	"programs (when there is one), and write the report. A rerun\n"
+	"programs (when there is one), write the report, and run the\n"
+	"analyze: section's analyses (when there is one). A rerun\n"
 	"resumes: every stage skips what the store already holds.";
 
 struct campaign {
@@ -59,6 +61,8 @@ static const struct stage {
 	{"memprof", lk_memprof_stage, "load/store latency per program "
 				      "(memprof:)"},
 	{"report", lk_report_stage, "error and rank correlation per analyzer"},
+	{"analyze", lk_analyze_stage, "which parameters explain a metric "
+				      "(analyze:)"},
 };
 
 static long stage_index(const char *name)

@@ -262,6 +262,7 @@ static const struct sweep_part {
 	{"gen", lk_load_gen, 0},
 	{"filter", lk_load_l1_filter, 0},
 	{"memprof", lk_load_memprof, 0},
+	{"analyze", lk_load_analyze, 0},
 };
 
 static int load_parts(struct lk_loader *ld, const yaml_node_t *root)

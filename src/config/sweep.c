@@ -59,6 +59,7 @@ void lk_sweep_free(struct lk_sweep *s)
 	lk_predict_config_release(&s->predict);
 	lk_gen_config_release(&s->gen);
 	lk_memprof_cfg_release(&s->memprof);
+	lk_analyze_cfg_release(&s->analyze);
 	free(s);
 }
 

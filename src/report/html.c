@@ -395,6 +395,13 @@ void lk_report_html(const struct lk_report *r, const char *scatter,
 		    const char *cdf, const char *plot_note,
 		    struct lk_buf *out)
 {
+	lk_report_html_extra(r, scatter, cdf, plot_note, NULL, out);
+}
+
+void lk_report_html_extra(const struct lk_report *r, const char *scatter,
+			  const char *cdf, const char *plot_note,
+			  const char *extra, struct lk_buf *out)
+{
 	header(out, r);
 	measurement(out, r);
 	lk_buf_adds(out, "<h2>Analyzers</h2>\n");
@@ -404,6 +411,8 @@ void lk_report_html(const struct lk_report *r, const char *scatter,
 	groups(out, r);
 	reasons(out, r);
 	variants(out, r);
+	if (extra)
+		lk_buf_adds(out, extra);
 	lk_buf_adds(out, definitions);
 	lk_html_page_end(out);
 }

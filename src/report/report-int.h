@@ -38,4 +38,15 @@ void report_time_text(double t, char *out, size_t size);
 /* "outcome" names: excluded, failed, missing, unmeasured, compared. */
 const char *report_outcome_name(enum lk_report_outcome o);
 
+/* The "Analyses" section linking the analyze stage's pages of r's
+ * campaign (analyses.c); html: where the report's page goes. */
+void lk_report_analyses_html(const struct lk_report *r,
+			     const struct lk_sweep *cfg, const char *html,
+			     struct lk_buf *out);
+/* lk_report_html with 'extra' (HTML, may be NULL) before the
+ * definitions. */
+void lk_report_html_extra(const struct lk_report *r, const char *scatter,
+			  const char *cdf, const char *plot_note,
+			  const char *extra, struct lk_buf *out);
+
 #endif

@@ -138,9 +138,15 @@ static int write_all(struct lk_ctx *ctx, struct lk_store *s,
 
 		lk_buf_reset(&text);
 		switch (which) {
-		case LK_REPORT_HTML:
-			lk_report_html(r, scatter, cdf, note, &text);
+		case LK_REPORT_HTML: {
+			struct lk_buf links = LK_BUF_INIT;
+
+			lk_report_analyses_html(r, cfg, path, &links);
+			lk_report_html_extra(r, scatter, cdf, note,
+					     lk_buf_str(&links), &text);
+			lk_buf_release(&links);
 			break;
+		}
 		case LK_REPORT_CSV: lk_report_csv(r, &text); break;
 		case LK_REPORT_JSON: lk_report_json(r, &text); break;
 		default: lk_report_variants_csv(r, &text); break;

@@ -23,6 +23,11 @@ flags:
   O2: -O2 -DMINI_DATASET
 predict:
   tools: [llvm-mca, bprof]
+analyze:
+  name: cycles
+  target: cycles
+  categories: none
+  forest: 10
 EOF2
 
 # Bad usage first: nothing may be stored.
@@ -47,6 +52,14 @@ grep -q '^count    6 variants: 0 counted now, 6 stored earlier' second ||
 	fail "count again: $(cat second)"
 grep -q '^predict .* predictions made now' second || fail "no predict line"
 grep -q '^report   .*report.html' second || fail "no report line"
+# The analyze stage after the report: the page, linked from the report
+# (the link is there before the page, since the report runs first).
+grep -q '^analyze  1 analysis (1 done, 0 up to date, 0 failed) over 6 variants' second ||
+	fail "no analyze line: $(cat second)"
+grep -q '^         cycles: 6 rows, tree R^2 .*loopkit.d/analyze/cycles/analysis.html' second ||
+	fail "no analysis line: $(cat second)"
+grep -q '<a href="../analyze/cycles/analysis.html">cycles</a>' \
+	loopkit.d/report/report.html || fail "no link to the analysis"
 # Under it, each analyzer's coverage, MAPE, median |error| and tau-b:
 # report.csv's figures.
 python3 "$E2E_DIR/summarycheck.py" second loopkit.d/report/report.csv ||
@@ -57,6 +70,10 @@ grep -q '^         bprof [^:]*: [0-9]/6 kernels compared' second ||
 	fail "campaign --from predict: $(cat err)"
 grep -q '^predict .*: 0 predictions made now' third ||
 	fail "predicted again: $(cat third)"
+grep -q '^analyze  1 analysis (0 done, 1 up to date' third ||
+	fail "analyzed again: $(cat third)"
+grep -q '<a href="../analyze/cycles/analysis.html">cycles</a></li>' \
+	loopkit.d/report/report.html || fail "the written page's link"
 ! grep -q '^measure' third || fail "--from predict measured"
 
 # Lifted = sum over the counted blocks of occurrences x prediction.

@@ -175,3 +175,77 @@ Test(analyze, forest_same_for_any_jobs)
 	lk_forest_release(&a);
 	lk_forest_release(&b);
 }
+
+/* A noisy 3-class table of n rows and 5 features (or a numeric target). */
+static void noisy(size_t n, double *col[5], int *cls, double *y)
+{
+	struct lk_rng r;
+	size_t i, f;
+
+	lk_rng_seed(&r, 3, 1);
+	for (i = 0; i < n; i++) {
+		for (f = 0; f < 5; f++)
+			col[f][i] = (double)lk_rng_below(&r, 1000) / 100;
+		cls[i] = (col[0][i] > 5) + (col[1][i] + col[2][i] > 10);
+		if (lk_rng_below(&r, 10) == 0)
+			cls[i] = (int)lk_rng_below(&r, 3);
+		y[i] = col[0][i] * 2 + col[1][i] + (double)lk_rng_below(&r, 100)
+			/ 50;
+	}
+}
+
+static double forest_row(const void *m, const double *const *x, size_t row)
+{
+	return lk_forest_predict(m, x, row);
+}
+
+/* The one-pass predictions and the forest's permutation importance are
+ * the row-by-row figures bit for bit, for classes and for a regression. */
+static void same_as_row_by_row(int classes)
+{
+	enum { N = 600, T = 300 };
+	static double c0[N], c1[N], c2[N], c3[N], c4[N], y[N], pred[N];
+	double *col[5] = {c0, c1, c2, c3, c4};
+	double m1[5], s1[5], m2[5], s2[5];
+	int cls[N];
+	struct lk_dataset train = {T, 5, (const double *const *)col,
+				   classes ? cls : NULL, y, classes ? 3 : 0};
+	struct lk_dataset test = train;
+	const double *tcol[5];
+	struct lk_tree_params p = {.seed = 5, .max_features = 2};
+	struct lk_forest f;
+	size_t i;
+
+	noisy(N, col, cls, y);
+	for (i = 0; i < 5; i++)
+		tcol[i] = col[i] + T;
+	test.x = tcol;
+	test.cls = classes ? cls + T : NULL;
+	test.y = y + T;
+	test.n = N - T;
+	if (!classes)
+		p.criterion = LK_CRIT_MSE;
+	lk_forest_fit(&f, &train, 30, &p, 2);
+	lk_forest_predict_all(&f, &test, pred);
+	for (i = 0; i < test.n; i++)
+		cr_assert_eq(pred[i], lk_forest_predict(&f, test.x, i));
+	lk_permutation_importance(forest_row, &f, &test, 4, 9, m1, s1);
+	lk_forest_permutation_importance(&f, &test, 4, 9, m2, s2);
+	for (i = 0; i < 5; i++) {
+		cr_assert_eq(m1[i], m2[i], "feature %zu: %g %g", i, m1[i],
+			     m2[i]);
+		cr_assert_eq(s1[i], s2[i]);
+	}
+	cr_assert(m2[0] > m2[3] && m2[0] > m2[4]);
+	lk_forest_release(&f);
+}
+
+Test(analyze, forest_fast_paths_classes)
+{
+	same_as_row_by_row(1);
+}
+
+Test(analyze, forest_fast_paths_regression)
+{
+	same_as_row_by_row(0);
+}

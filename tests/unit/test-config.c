@@ -1012,3 +1012,52 @@ Test(config, method_memory_limit)
 		     LK_EINPUT);
 	cr_assert_eq(m.memory_limit, LK_PROC_UNLIMITED, "unchanged on error");
 }
+
+Test(config, analyze_section)
+{
+	static const char text[] =
+		"sources: [src/dot.c]\n"
+		"analyze:\n"
+		"  - target: cycles\n"
+		"  - name: by-n\n"
+		"    target: ns\n"
+		"    features: [N, compiler]\n"
+		"    where: ['N:ge:10']\n"
+		"    categories: step:0:2.5\n"
+		"    max-depth: 4\n"
+		"    forest: 0\n"
+		"    test: 0.25\n"
+		"    plots:\n"
+		"      - {x: N, group: compiler, kind: scatter}\n";
+	char *name = data_path("an.yaml");
+	struct lk_sweep *s;
+	const struct lk_analysis_cfg *a;
+
+	cr_assert_eq(lk_sweep_parse(&ctx, name, text, strlen(text), &s), 0,
+		     "%s", ctx.msg);
+	cr_assert(s->analyze.given);
+	cr_assert_eq(s->analyze.n, 2);
+	a = &s->analyze.list[0];
+	cr_assert_str_eq(a->name, "cycles");
+	cr_assert_eq(a->forest, 100);
+	cr_assert_eq(a->knn, 10);
+	cr_assert_eq(a->permutation, 10);
+	cr_assert_eq(a->test, 0.2);
+	cr_assert_eq(a->line, 3);
+	a = &s->analyze.list[1];
+	cr_assert_str_eq(a->name, "by-n");
+	cr_assert_str_eq(a->target, "ns");
+	cr_assert_eq(a->features.n, 2);
+	cr_assert_str_eq(a->where.v[0], "N:ge:10");
+	cr_assert_str_eq(a->categories, "step:0:2.5");
+	cr_assert_eq(a->max_depth, 4);
+	cr_assert_eq(a->forest, 0);
+	cr_assert_eq(a->test, 0.25);
+	cr_assert_eq(a->nplots, 1);
+	cr_assert_str_eq(a->plots[0].x, "N");
+	cr_assert_null(a->plots[0].y);
+	cr_assert_str_eq(a->plots[0].group, "compiler");
+	cr_assert(a->plots[0].scatter);
+	lk_sweep_free(s);
+	free(name);
+}
