@@ -34,12 +34,59 @@ static void unpck(struct perm *p, unsigned bytes, int hi, int s1, int s2)
 		}
 }
 
+/* valign[dq], vperm(pd|q) by an immediate, vpermilpd, extract and
+ * insert of 128/256-bit halves: lanes across the register. */
+static int perm_cross(const char *m, const struct lk_operand *d, int s1,
+		      int s2, int one, long long imm, int has_imm,
+		      unsigned b2, unsigned L, struct perm *p)
+{
+	unsigned j, k, w;
+
+	if ((!strcmp(m, "alignq") || !strcmp(m, "alignd")) && has_imm) {
+		for (j = 0; j < L; j++) {
+			unsigned t = j + (unsigned)(imm % (2 * L));
+
+			sel(p, j, t < L ? s2 : s1, t < L ? t : t - L);
+		}
+		return 1;
+	}
+	if ((!strcmp(m, "permpd") || !strcmp(m, "permq")) && has_imm &&
+	    one == s2 && s1 == 0) {
+		for (j = 0; j < L; j++)
+			sel(p, j, one, (j & ~3u) + ((imm >> (2 * (j % 4))) & 3));
+		return 1;
+	}
+	if (!strcmp(m, "permilpd") && has_imm && s1 == 0) {
+		for (j = 0; j < L; j++)
+			sel(p, j, one, (j & ~1u) + ((imm >> (j % 8)) & 1));
+		return 1;
+	}
+	if (!strncmp(m, "extract", 7) && strcmp(m, "extractps") && has_imm) {
+		p->elem = 8;
+		w = d->bytes / 8;
+		for (j = 0; j < w; j++)
+			sel(p, j, one, (unsigned)imm * w + j);
+		return w > 0;
+	}
+	if (!strncmp(m, "insert", 6) && strcmp(m, "insertps") && has_imm &&
+	    s1 != s2 && b2 >= 8) {
+		p->elem = 8;
+		w = b2 / 8;
+		for (j = 0; j < d->bytes / 8; j++) {
+			k = j / w == (unsigned)imm ? 1 : 0;
+			sel(p, j, k ? s2 : s1, k ? j % w : j);
+		}
+		return 1;
+	}
+	return 0;
+}
+
 static int perm_shuffle(const char *m, const struct lk_operand *d, int s1,
 			int s2, int one, long long imm, int has_imm,
 			unsigned b2, struct perm *p)
 {
 	size_t n = strlen(m);
-	unsigned L, j, k, w;
+	unsigned L, j;
 
 	p->elem = n > 2 && (!strcmp(m + n - 2, "pd") ||
 			    !strcmp(m + n - 2, "dq") || m[n - 1] == 'q') ? 8 : 4;
@@ -83,43 +130,7 @@ static int perm_shuffle(const char *m, const struct lk_operand *d, int s1,
 			sel(p, j, one, j & ~1u);
 		return 1;
 	}
-	if ((!strcmp(m, "alignq") || !strcmp(m, "alignd")) && has_imm) {
-		for (j = 0; j < L; j++) {
-			unsigned t = j + (unsigned)(imm % (2 * L));
-
-			sel(p, j, t < L ? s2 : s1, t < L ? t : t - L);
-		}
-		return 1;
-	}
-	if ((!strcmp(m, "permpd") || !strcmp(m, "permq")) && has_imm &&
-	    one == s2 && s1 == 0) {
-		for (j = 0; j < L; j++)
-			sel(p, j, one, (j & ~3u) + ((imm >> (2 * (j % 4))) & 3));
-		return 1;
-	}
-	if (!strcmp(m, "permilpd") && has_imm && s1 == 0) {
-		for (j = 0; j < L; j++)
-			sel(p, j, one, (j & ~1u) + ((imm >> (j % 8)) & 1));
-		return 1;
-	}
-	if (!strncmp(m, "extract", 7) && strcmp(m, "extractps") && has_imm) {
-		p->elem = 8;
-		w = d->bytes / 8;
-		for (j = 0; j < w; j++)
-			sel(p, j, one, (unsigned)imm * w + j);
-		return w > 0;
-	}
-	if (!strncmp(m, "insert", 6) && strcmp(m, "insertps") && has_imm &&
-	    s1 != s2 && b2 >= 8) {
-		p->elem = 8;
-		w = b2 / 8;
-		for (j = 0; j < d->bytes / 8; j++) {
-			k = j / w == (unsigned)imm ? 1 : 0;
-			sel(p, j, k ? s2 : s1, k ? j % w : j);
-		}
-		return 1;
-	}
-	return 0;
+	return perm_cross(m, d, s1, s2, one, imm, has_imm, b2, L, p);
 }
 
 /* movhpd, movhps, movlpd, movlps: one 8-byte half, loaded or stored. */
