@@ -82,9 +82,13 @@ static enum lk_op_class op_class(const char *m)
 	return LK_OPC_OTHER;
 }
 
+/* An ss/sd/sh floating-point form; packed-integer mnemonics (p..., vp...)
+ * that end so (pminsd, vpmaxsd, vpabsd, vpdpbusd) are not scalar. */
 static int scalar_form(const char *m, enum lk_op_class op)
 {
 	if (op == LK_OPC_COMPARE || op == LK_OPC_BRANCH)
+		return 0;
+	if (starts(m, "p") || starts(m, "vp"))
 		return 0;
 	return ends(m, "ss") || ends(m, "sd") || ends(m, "sh");
 }

@@ -6,6 +6,8 @@
 #include "loopkit/binary.h"
 #include "loopkit/mdl.h"
 
+#define VBYTES 64             /* the widest register */
+
 enum xnode_kind { XN_LOAD = 1, XN_STORE, XN_OP, XN_PHI, XN_CONST };
 
 /* A value (or a store) of one iteration, one lane wide. */
@@ -52,6 +54,22 @@ struct xloop {
 	long lanes, spill_fill, carried, split;
 	long remat;               /* carried values re-materialised as loads */
 };
+
+/* Destination lane j is lane lane[j] of operand src[j] (0: the
+ * destination's own old value). */
+struct perm {
+	unsigned elem, n;
+	unsigned char src[VBYTES], lane[VBYTES];
+};
+
+/* The lane selection of in into *p, when it is a known shuffle without
+ * a mask (extract-shuffle.c): 1, else 0. */
+int mdl_x_permutation(const struct lk_insn_ops *in, struct perm *p);
+/* After the walk (extract-loop.c): carried values that are the previous
+ * iteration's loads become loads (rule 8); accumulation chains marked
+ * (rule 9). */
+void mdl_x_rematerialise(struct xloop *x);
+void mdl_x_chains(struct xloop *x);
 
 /*
  * Build the graph of the single-block loop cfg->blocks[head] (rules

@@ -1,10 +1,11 @@
 /*
- * Extraction, first half: the innermost loops of a CFG, the scope check
- * (one block), the registers (inductions, invariants, refusals of
- * indirect or non-affine addresses), and one iteration walked in SSA
- * form with stack slots forwarded (spill/fill), memory operands fissed
- * from their arithmetic and vector instructions split into lanes: the
- * graph normalize.c turns into MDL (doc/loopkit-mdl.md, "extract").
+ * Extraction, first half: the registers of one loop (inductions,
+ * invariants, refusals of indirect or non-affine addresses), and one
+ * iteration walked in SSA form with stack slots forwarded (spill/fill),
+ * memory operands fissed from their arithmetic and vector instructions
+ * split into lanes: the graph normalize.c turns into MDL
+ * (doc/loopkit-mdl.md, "extract"; loops and entry in extract-loop.c,
+ * shuffles' lane selections in extract-shuffle.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,6 @@
 #include "extract-int.h"
 
 #define NREG 1024             /* register numbers of the decoder */
-#define VBYTES 64             /* the widest register */
 
 struct slot {
 	unsigned base;
@@ -33,95 +33,6 @@ struct walk {
 	size_t nsw, asw;
 	unsigned sp, bp;          /* rsp, rbp */
 };
-
-/* ---- Innermost loops. ---- */
-
-static void dfs(const struct lk_cfg *cfg, size_t **pred, size_t *npred,
-		unsigned char *color, size_t b, unsigned char *backto)
-{
-	size_t i;
-
-	color[b] = 1;
-	for (i = 0; i < cfg->blocks[b].nsucc; i++) {
-		size_t s = cfg->blocks[b].succ[i];
-
-		if (s >= cfg->nblocks)
-			continue;
-		pred[s] = lk_reallocarray(pred[s], npred[s] + 1,
-					  sizeof(**pred));
-		pred[s][npred[s]++] = b;
-		if (color[s] == 1)
-			backto[s] = 1;
-		else if (!color[s])
-			dfs(cfg, pred, npred, color, s, backto);
-	}
-	color[b] = 2;
-}
-
-/* The natural loop of header h: h and every block reaching one of its
- * back-edge sources without passing through h. */
-static void body_of(const struct lk_cfg *cfg, size_t **pred,
-		    const size_t *npred, size_t h, unsigned char *in)
-{
-	size_t *stack = lk_calloc(cfg->nblocks + 1, sizeof(*stack));
-	size_t top = 0, i;
-
-	memset(in, 0, cfg->nblocks);
-	in[h] = 1;
-	for (i = 0; i < npred[h]; i++)
-		if (!in[pred[h][i]]) {
-			/* only sources dominated by h matter; a DFS back
-			 * edge's source is one */
-			in[pred[h][i]] = 1;
-			stack[top++] = pred[h][i];
-		}
-	while (top) {
-		size_t b = stack[--top];
-
-		for (i = 0; i < npred[b]; i++)
-			if (!in[pred[b][i]]) {
-				in[pred[b][i]] = 1;
-				stack[top++] = pred[b][i];
-			}
-	}
-	free(stack);
-}
-
-void lk_mdl_loops(const struct lk_cfg *cfg, size_t **heads, size_t *n)
-{
-	size_t nb = cfg->nblocks, i, j;
-	size_t **pred = lk_calloc(nb + 1, sizeof(*pred));
-	size_t *npred = lk_calloc(nb + 1, sizeof(*npred));
-	unsigned char *color = lk_calloc(nb + 1, 1);
-	unsigned char *back = lk_calloc(nb + 1, 1);
-	unsigned char *in = lk_calloc(nb + 1, 1);
-
-	*heads = NULL;
-	*n = 0;
-	for (i = 0; i < nb; i++)
-		if (!color[i] && (i == 0 || !npred[i]))
-			dfs(cfg, pred, npred, color, i, back);
-	for (i = 0; i < nb; i++) {
-		int inner = 1;
-
-		if (!back[i])
-			continue;
-		body_of(cfg, pred, npred, i, in);
-		for (j = 0; j < nb && inner; j++)
-			inner = j == i || !back[j] || !in[j];
-		if (!inner)
-			continue;
-		*heads = lk_reallocarray(*heads, *n + 1, sizeof(**heads));
-		(*heads)[(*n)++] = i;
-	}
-	for (i = 0; i < nb; i++)
-		free(pred[i]);
-	free(pred);
-	free(npred);
-	free(color);
-	free(back);
-	free(in);
-}
 
 /* ---- The graph. ---- */
 
@@ -626,196 +537,6 @@ static void compute(struct walk *w, const struct lk_insn_ops *in,
 		w->x->spill_fill++;
 }
 
-/* ---- Shuffles whose lane selection is known (rule 7). ---- */
-
-/* Destination lane j is lane lane[j] of operand src[j] (0: the
- * destination's own old value). */
-struct perm {
-	unsigned elem, n;
-	unsigned char src[VBYTES], lane[VBYTES];
-};
-
-static void sel(struct perm *p, unsigned j, int src, unsigned lane)
-{
-	if (j < VBYTES) {
-		p->src[j] = (unsigned char)src;
-		p->lane[j] = (unsigned char)lane;
-		if (j + 1 > p->n)
-			p->n = j + 1;
-	}
-}
-
-/* unpck[lh]p[sd], punpck[lh](qdq|dq): per 128-bit block, the low or
- * high halves of s1 and s2 interleaved. */
-static void unpck(struct perm *p, unsigned bytes, int hi, int s1, int s2)
-{
-	unsigned per = 16 / p->elem, half = per / 2, k, i;
-
-	for (k = 0; k < bytes / 16; k++)
-		for (i = 0; i < half; i++) {
-			sel(p, k * per + 2 * i, s1, k * per + (hi ? half : 0) + i);
-			sel(p, k * per + 2 * i + 1, s2,
-			    k * per + (hi ? half : 0) + i);
-		}
-}
-
-static int perm_shuffle(const char *m, const struct lk_operand *d, int s1,
-			int s2, int one, long long imm, int has_imm,
-			unsigned b2, struct perm *p)
-{
-	size_t n = strlen(m);
-	unsigned L, j, k, w;
-
-	p->elem = n > 2 && (!strcmp(m + n - 2, "pd") ||
-			    !strcmp(m + n - 2, "dq") || m[n - 1] == 'q') ? 8 : 4;
-	L = d->bytes / p->elem;
-	if (!strncmp(m, "unpck", 5) || !strncmp(m, "punpck", 6)) {
-		if (!strcmp(m + n - 3, "ldq") || !strcmp(m + n - 3, "hdq"))
-			p->elem = 4;
-		else if (strcmp(m + n - 2, "pd") && strcmp(m + n - 2, "ps") &&
-			 strcmp(m + n - 3, "qdq"))
-			return 0;
-		unpck(p, d->bytes, m[m[0] == 'p' ? 6 : 5] == 'h', s1, s2);
-		return 1;
-	}
-	if (!strcmp(m, "shufpd") && has_imm) {
-		for (j = 0; j < L; j++)
-			sel(p, j, j % 2 ? s2 : s1, (j & ~1u) + ((imm >> j) & 1));
-		return 1;
-	}
-	if ((!strcmp(m, "shufps") || !strcmp(m, "pshufd")) && has_imm) {
-		if (m[0] == 'p')
-			s1 = s2 = one;
-		for (j = 0; j < L; j++)
-			sel(p, j, j % 4 < 2 ? s1 : s2,
-			    (j & ~3u) + ((imm >> (2 * (j % 4))) & 3));
-		return 1;
-	}
-	if (!strcmp(m, "movhlps") || !strcmp(m, "movlhps")) {
-		p->elem = 8;
-		if (m[3] == 'h') {
-			sel(p, 0, s2, 1);
-			sel(p, 1, s1, 1);
-		} else {
-			sel(p, 0, s1, 0);
-			sel(p, 1, s2, 0);
-		}
-		return 1;
-	}
-	if (!strcmp(m, "movddup")) {
-		p->elem = 8;
-		for (j = 0; j < d->bytes / 8; j++)
-			sel(p, j, one, j & ~1u);
-		return 1;
-	}
-	if ((!strcmp(m, "alignq") || !strcmp(m, "alignd")) && has_imm) {
-		for (j = 0; j < L; j++) {
-			unsigned t = j + (unsigned)(imm % (2 * L));
-
-			sel(p, j, t < L ? s2 : s1, t < L ? t : t - L);
-		}
-		return 1;
-	}
-	if ((!strcmp(m, "permpd") || !strcmp(m, "permq")) && has_imm &&
-	    one == s2 && s1 == 0) {
-		for (j = 0; j < L; j++)
-			sel(p, j, one, (j & ~3u) + ((imm >> (2 * (j % 4))) & 3));
-		return 1;
-	}
-	if (!strcmp(m, "permilpd") && has_imm && s1 == 0) {
-		for (j = 0; j < L; j++)
-			sel(p, j, one, (j & ~1u) + ((imm >> (j % 8)) & 1));
-		return 1;
-	}
-	if (!strncmp(m, "extract", 7) && strcmp(m, "extractps") && has_imm) {
-		p->elem = 8;
-		w = d->bytes / 8;
-		for (j = 0; j < w; j++)
-			sel(p, j, one, (unsigned)imm * w + j);
-		return w > 0;
-	}
-	if (!strncmp(m, "insert", 6) && strcmp(m, "insertps") && has_imm &&
-	    s1 != s2 && b2 >= 8) {
-		p->elem = 8;
-		w = b2 / 8;
-		for (j = 0; j < d->bytes / 8; j++) {
-			k = j / w == (unsigned)imm ? 1 : 0;
-			sel(p, j, k ? s2 : s1, k ? j % w : j);
-		}
-		return 1;
-	}
-	return 0;
-}
-
-/* movhpd, movhps, movlpd, movlps: one 8-byte half, loaded or stored. */
-static int perm_half(const char *m, const struct lk_operand *d, int s1,
-		     int s2, struct perm *p)
-{
-	int hi;
-
-	if (strcmp(m, "movhpd") && strcmp(m, "movhps") &&
-	    strcmp(m, "movlpd") && strcmp(m, "movlps"))
-		return 0;
-	hi = m[3] == 'h';
-	p->elem = 8;
-	if (d->kind == LK_OPND_MEM) {
-		sel(p, 0, s2, hi);
-		return 1;
-	}
-	sel(p, 0, hi ? s1 : s2, 0);
-	sel(p, 1, hi ? s2 : s1, hi ? 0 : 1);
-	return 1;
-}
-
-/* The lane selection of in, when it is a known shuffle without a mask:
- * s1, s2 are its two sources (the legacy two-operand forms read the
- * destination as s1), one its only source. */
-static int permutation(const struct lk_insn_ops *in, struct perm *p)
-{
-	const struct lk_operand *d = &in->ops[0];
-	int s[3], ns = 0, s1, s2;
-	long long imm = 0;
-	int has_imm = 0;
-	const char *m = in->mnemonic;
-	size_t k;
-
-	memset(p, 0, sizeof(*p));
-	if (in->op != LK_OPC_SHUFFLE && in->op != LK_OPC_BROADCAST &&
-	    in->op != LK_OPC_MOVE)
-		return 0;
-	if (!in->nops || !d->write || d->implicit ||
-	    (d->kind == LK_OPND_REG && d->rclass != LK_REG_VEC) ||
-	    (d->kind != LK_OPND_REG && d->kind != LK_OPND_MEM))
-		return 0;
-	for (k = 1; k < in->nops; k++) {
-		const struct lk_operand *o = &in->ops[k];
-
-		if (o->implicit)
-			continue;
-		if (o->kind == LK_OPND_IMM) {
-			imm = o->imm;
-			has_imm = 1;
-			continue;
-		}
-		if (o->kind == LK_OPND_REG && o->rclass != LK_REG_VEC)
-			return 0;         /* a mask, a GPR */
-		if (ns < 3)
-			s[ns++] = (int)k;
-	}
-	if (!ns || ns > 2)
-		return 0;
-	s1 = ns == 2 ? s[0] : 0;
-	s2 = ns == 2 ? s[1] : s[0];
-	if (m[0] == 'v')
-		m++;
-	if (perm_half(m, d, s1, s2, p))
-		return 1;
-	if (in->op == LK_OPC_MOVE)
-		return 0;
-	return perm_shuffle(m, d, s1, s2, s[0], imm, has_imm,
-			    in->ops[s2].bytes, p) && p->n;
-}
-
 /* The value of lane 'lane' (elem bytes) of operand o: one node (a join
  * when the bytes hold several values, a constant for none). */
 static size_t lane_value(struct walk *w, const struct lk_operand *o,
@@ -893,7 +614,7 @@ static void step(struct walk *w, const struct lk_insn_ops *in)
 			write_lane(w, d, j, e, z);
 		return;
 	}
-	if (permutation(in, &p)) {
+	if (mdl_x_permutation(in, &p)) {
 		permute(w, in, &p);
 		return;
 	}
@@ -929,89 +650,6 @@ static void finals(struct walk *w)
 		if (p->final == n)
 			p->final = 0;
 	}
-}
-
-/*
- * Register rotation (rule 8, stretch): a carried value that is the
- * previous iteration's load of stream s at offset o is a load of s at
- * o - stride (repeatedly: a value rotated through k registers is a load
- * at o - k * stride).
- */
-static void rematerialise(struct xloop *x)
-{
-	int again = 1, round;
-	size_t n;
-
-	for (round = 0; again && round < 16; round++) {
-		again = 0;
-		for (n = 1; n < x->nnodes; n++) {
-			struct xnode *p = &x->nodes[n];
-			struct xacc a;
-
-			if (p->kind != XN_PHI || !p->carried || !p->final ||
-			    x->nodes[p->final].kind != XN_LOAD)
-				continue;
-			a = x->accs[x->nodes[p->final].acc];
-			if (a.size < p->len)
-				continue;
-			a.off -= a.stride;
-			LK_GROW(x->accs, x->naccs + 1, x->aaccs);
-			x->accs[x->naccs] = a;
-			p->kind = XN_LOAD;
-			p->acc = x->naccs++;
-			p->carried = 0;
-			x->carried--;
-			x->remat++;
-			again = 1;
-		}
-	}
-}
-
-static int accumulates(const struct xnode *n)
-{
-	return n->kind == XN_OP && n->fp &&
-	       (n->op == LK_OPC_ADD || n->op == LK_OPC_SUB ||
-		n->op == LK_OPC_FMA);
-}
-
-/* Does node n reach φ p through accumulating nodes? Marks the path. */
-static int reaches(struct xloop *x, size_t n, size_t p, unsigned char *seen)
-{
-	struct xnode *nd = &x->nodes[n];
-	size_t i;
-
-	if (!accumulates(nd) || seen[n])
-		return 0;
-	seen[n] = 1;
-	for (i = 0; i < nd->nin; i++)
-		if (nd->in[i] == p ||
-		    (nd->in[i] < n && reaches(x, nd->in[i], p, seen))) {
-			nd->chain = p;
-			return 1;
-		}
-	return 0;
-}
-
-/*
- * An in-order reduction (acc += a; acc += b; ... in one iteration) is
- * one accumulation chain from a carried φ to its final value: its
- * links are loop-carried in the source, so they are no DDG edges
- * (rule 9): each link marks its µkernel carried instead.
- */
-static void chains(struct xloop *x)
-{
-	unsigned char *seen = lk_calloc(x->nnodes + 1, 1);
-	size_t n;
-
-	for (n = 1; n < x->nnodes; n++) {
-		const struct xnode *p = &x->nodes[n];
-
-		if (p->kind != XN_PHI || !p->carried || !p->final)
-			continue;
-		memset(seen, 0, x->nnodes);
-		reaches(x, p->final, n, seen);
-	}
-	free(seen);
 }
 
 /* ---- The loop. ---- */
@@ -1074,8 +712,8 @@ int mdl_x_walk(const struct lk_cfg *cfg, size_t head, struct xloop *x,
 	}
 	if (!ret) {
 		finals(w);
-		rematerialise(x);
-		chains(x);
+		mdl_x_rematerialise(x);
+		mdl_x_chains(x);
 	}
 out:
 	free(w->ops);
@@ -1095,63 +733,5 @@ void mdl_x_release(struct xloop *x)
 	free(x->nodes);
 	free(x->accs);
 	free(x->flows);
-	memset(x, 0, sizeof(*x));
-}
-
-/* ---- The public entry. ---- */
-
-static int self_loop(const struct lk_cfg *cfg, size_t head)
-{
-	const struct lk_block *b = &cfg->blocks[head];
-	const struct lk_insn *last;
-	size_t i;
-
-	if (!b->ninsns)
-		return 0;
-	last = &cfg->insns[b->first + b->ninsns - 1];
-	if (last->kind != LK_INSN_CJUMP || !last->has_target ||
-	    last->target != b->start)
-		return 0;
-	for (i = 0; i < b->nsucc; i++)
-		if (b->succ[i] == head)
-			return 1;
-	return 0;
-}
-
-int lk_mdl_extract(struct lk_ctx *ctx, const struct lk_cfg *cfg, size_t head,
-		   struct lk_mdl_extraction *out)
-{
-	struct xloop x;
-	char *source;
-
-	memset(out, 0, sizeof(*out));
-	if (head >= cfg->nblocks)
-		return lk_error(ctx, LK_EINPUT, "%s: no block %zu",
-				cfg->fn.name, head);
-	out->loop = cfg->blocks[head].start;
-	if (!self_loop(cfg, head)) {
-		out->refused = 1;
-		out->reason = lk_strdup("control flow inside the loop body");
-		return 0;
-	}
-	if (mdl_x_walk(cfg, head, &x, &out->reason)) {
-		out->refused = 1;
-		mdl_x_release(&x);
-		return 0;
-	}
-	source = lk_asprintf("%s@0x%llx", cfg->fn.name,
-			     (unsigned long long)out->loop);
-	mdl_x_normalize(&x, source, out);
-	free(source);
-	mdl_x_release(&x);
-	return 0;
-}
-
-void lk_mdl_extraction_release(struct lk_mdl_extraction *x)
-{
-	if (!x)
-		return;
-	free(x->reason);
-	lk_mdl_release(&x->mdl);
 	memset(x, 0, sizeof(*x));
 }

@@ -1,10 +1,17 @@
-/* mdl's replay internals (replay.c): the facts of one loop that the
- * generated benchmark needs. */
+/* mdl's replay internals (replay.c plans, replay-emit.c writes the C):
+ * the facts of one loop that the generated benchmark needs. */
 #ifndef LOOPKIT_MDL_REPLAY_H
 #define LOOPKIT_MDL_REPLAY_H
 
 #include "loopkit/binary.h"
 #include "loopkit/mdl.h"
+
+#define NGPR 16
+#define RSP 4
+#define FRAME 65536L                 /* the kernel's stack scratch */
+
+/* rax..r15, by number (replay.c). */
+extern const char *const mdl_rp_gpr_names[NGPR];
 
 /* One memory access: base + index * scale + disp, the inductions'
  * increments before it folded in (disp; pre_index for the index). */
@@ -64,5 +71,9 @@ struct rp {
 	size_t nrip;
 	char *reason;
 };
+
+/* The C benchmark of the planned loop p into out (replay-emit.c). */
+void mdl_rp_emit(struct rp *p, const struct lk_mdl_replay *r,
+		 const char *source, struct lk_buf *out);
 
 #endif

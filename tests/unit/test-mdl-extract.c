@@ -51,6 +51,13 @@ static const uint8_t triad_zmm[] = {
 	0x48, 0x83, 0xc0, 0x40, 0x48, 0x39, 0xc8, 0x75, 0xe2, 0xc3,
 };
 
+/* vmovdqu32 (%rsi,%rax),%zmm0; vpminsd (%rdx,%rax),%zmm0,%zmm0; vmovdqu32 %zmm0,(%rdi,%rax); add $64,%rax; cmp %rcx,%rax */
+static const uint8_t min_zmm[] = {
+	0x45, 0x31, 0xdb, 0x62, 0xf1, 0x7e, 0x48, 0x6f, 0x04, 0x06, 0x62, 0xf2,
+	0x7d, 0x48, 0x39, 0x04, 0x02, 0x62, 0xf1, 0x7e, 0x48, 0x7f, 0x04, 0x07,
+	0x48, 0x83, 0xc0, 0x40, 0x48, 0x39, 0xc8, 0x75, 0xe2, 0xc3,
+};
+
 /* movsd (%rsi),%xmm0; movsd %xmm0,(%rdi); add $8,%rsi; add $8,%rsi; sub $-16,%rdi; cmp %rcx,%rdi */
 static const uint8_t two_updates[] = {
 	0x45, 0x31, 0xdb, 0xf2, 0x0f, 0x10, 0x06, 0xf2, 0x0f, 0x11, 0x07, 0x48,
@@ -240,6 +247,30 @@ Test(mdl_extract, triad_forms_share_one_body)
 	check_triad(triad_sse, sizeof(triad_sse), 2, 2);
 	check_triad(triad_zmm, sizeof(triad_zmm), 8, 8);
 	check_triad(fma_mem, sizeof(fma_mem), 1, 1);
+}
+
+/* Rules 7 and 13: vpminsd is a packed (16-lane) min of dwords, not a
+ * scalar sd form: an AVX-512 min loop is 16 lanes x 1 copy, re-rolled
+ * into one element-wise body (floyd-warshall at -O3 -march=x86-64-v4). */
+Test(mdl_extract, packed_int_sd_mnemonic_has_all_lanes)
+{
+	struct lk_mdl_extraction x;
+	char *c;
+
+	EXTRACT(min_zmm, &x, &c);
+	cr_assert_not(x.refused, "%s", x.reason);
+	cr_expect_eq(x.lanes, 16, "lanes %ld", x.lanes);
+	cr_expect_eq(x.unroll, 16, "unroll %ld", x.unroll);
+	cr_expect_str_eq(c,
+		"Trip: n\n"
+		"I/O: In: s0 n*4 s1 n*4 Out: s2 n*4\n"
+		"LoopBody:\n"
+		"  In:  s0 Stride: 4 Offset: 0 Size: 4\n"
+		"       s1 Stride: 4 Offset: 0 Size: 4\n"
+		"  Out: s2 Stride: 4 Offset: 0 Size: 4\n"
+		"  Add: 0 Mul: 0\n");
+	free(c);
+	lk_mdl_extraction_release(&x);
 }
 
 static long long flow_stride(const struct lk_mdl *m, size_t f)
