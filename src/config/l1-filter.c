@@ -162,25 +162,16 @@ static int load_param(struct lk_loader *ld, const yaml_node_t *v,
 static int load_enabled(struct lk_loader *ld, const yaml_node_t *v,
 			struct lk_l1_filter_cfg *f)
 {
-	static const char *const yes[] = {"true", "yes", "on", "1"};
-	static const char *const no[] = {"false", "no", "off", "0"};
 	const char *text;
-	int ret = scalar(ld, v, "enabled", &text);
+	int enabled, ret = scalar(ld, v, "enabled", &text);
 
-	for (size_t i = 0; !ret && i < LK_ARRAY_SIZE(yes); i++) {
-		if (!strcasecmp(text, yes[i])) {
-			f->disabled = 0;
-			return 0;
-		}
-		if (!strcasecmp(text, no[i])) {
-			f->disabled = 1;
-			return 0;
-		}
-	}
 	if (ret)
 		return ret;
-	return lk_yaml_error(ld, v, "filter.enabled: expected true or "
-			     "false, not '%s'", text);
+	if (lk_parse_bool(text, &enabled))
+		return lk_yaml_error(ld, v, "filter.enabled: expected true or "
+				     "false, not '%s'", text);
+	f->disabled = !enabled;
+	return 0;
 }
 
 static int load_key(struct lk_loader *ld, const char *key,

@@ -71,16 +71,8 @@ static int parse_count(const char *v, long min, long *out, const char **why)
 
 static int parse_bool(const char *v, int *out, const char **why)
 {
-	static const char *const yes[] = {"true", "yes", "on", "1"};
-	static const char *const no[] = {"false", "no", "off", "0"};
-	size_t i;
-
-	for (i = 0; i < LK_ARRAY_SIZE(yes); i++) {
-		if (!strcasecmp(v, yes[i]) || !strcasecmp(v, no[i])) {
-			*out = !strcasecmp(v, yes[i]);
-			return 0;
-		}
-	}
+	if (!lk_parse_bool(v, out))
+		return 0;
 	*why = "expected true or false (yes/no, on/off, 1/0)";
 	return -1;
 }
