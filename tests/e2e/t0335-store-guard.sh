@@ -18,7 +18,9 @@ db=loopkit.d/store.db
 "$LOOPKIT" run -q -c sweep.yaml >first.out 2>first.err &
 pid=$!
 i=0
-until [ -s loopkit.d/store.lock ]; do
+# The lock is taken before store.db is made (whole, by a rename): wait
+# for both, or the reader below may come before there is a store.
+until [ -s loopkit.d/store.lock ] && [ -f loopkit.d/store.db ]; do
 	i=$((i + 1)); [ $i -lt 600 ] || fail "the first run never took the lock"
 	sleep 0.05
 done
