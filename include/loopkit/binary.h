@@ -57,9 +57,11 @@ struct lk_function {
 
 /*
  * Find function 'name' in the ELF's symbol tables (.symtab, else
- * .dynsym) with libelf and read its bytes. LK_ENOTFOUND names the
- * function and the binary; LK_EINPUT for a file that is not an x86-64
- * ELF.
+ * .dynsym) with libelf and read its bytes. Without a symbol 'name', its
+ * one compiler clone ("name.constprop.0", "name.isra.0", "name.part.0";
+ * never "name.cold") is taken, and fn->name says which. LK_ENOTFOUND
+ * names the function and the binary (and the clones, when there are
+ * several); LK_EINPUT for a file that is not an x86-64 ELF.
  */
 int lk_elf_function(struct lk_ctx *ctx, const char *binary, const char *name,
 		    struct lk_function *out);

@@ -301,6 +301,53 @@ int elf_image_function(struct lk_ctx *ctx, const struct elf_image *img,
 	return 0;
 }
 
+/* Is sym a compiler's clone of function name ("name.constprop.0",
+ * "name.isra.0", "name.part.0"; not the ".cold" split of it)? */
+static int is_clone(const struct elf_sym *sym, const char *name)
+{
+	size_t n = strlen(name);
+
+	return sym->size && !strncmp(sym->name, name, n) &&
+	       sym->name[n] == '.' && !strstr(sym->name + n, ".cold");
+}
+
+/*
+ * No symbol 'name': its one clone (gcc renames a static function it
+ * specialises, "triad.constprop.0"), else LK_ENOTFOUND naming the
+ * clones when there are several, or saying there is none.
+ */
+static int find_clone(struct lk_ctx *ctx, const struct elf_image *img,
+		      const char *binary, const char *name,
+		      const struct elf_sym **out)
+{
+	struct lk_strv names = LK_STRV_INIT;
+	char *list;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < img->nsyms; i++) {
+		if (!is_clone(&img->syms[i], name))
+			continue;
+		lk_strv_push(&names, img->syms[i].name);
+		*out = &img->syms[i];
+	}
+	if (names.n == 1) {
+		lk_strv_release(&names);
+		return 0;
+	}
+	list = lk_strv_join(&names, ", ");
+	if (names.n)
+		ret = lk_error(ctx, LK_ENOTFOUND, "%s: no function '%s' in "
+			       "the symbol table, but %zu clones of it: %s "
+			       "(name one)", binary, name, names.n, list);
+	else
+		ret = lk_error(ctx, LK_ENOTFOUND, "%s: no function '%s' in "
+			       "the symbol table", binary, name);
+	free(list);
+	lk_strv_release(&names);
+	return ret;
+}
+
 int lk_elf_function(struct lk_ctx *ctx, const char *binary, const char *name,
 		    struct lk_function *out)
 {
@@ -311,12 +358,10 @@ int lk_elf_function(struct lk_ctx *ctx, const char *binary, const char *name,
 	if (ret)
 		return ret;
 	sym = elf_image_find(&img, name);
-	if (sym)
+	if (!sym)
+		ret = find_clone(ctx, &img, binary, name, &sym);
+	if (!ret)
 		ret = elf_image_function(ctx, &img, sym, out);
-	else
-		ret = lk_error(ctx, LK_ENOTFOUND,
-			       "%s: no function '%s' in the symbol table",
-			       binary, name);
 	elf_image_close(&img);
 	return ret;
 }
