@@ -395,6 +395,11 @@ struct lk_mdl_db_plan {
 	size_t nunits;
 };
 
+/* The seeds' folder, <share>/mdl/seeds (lk_share_dir()). */
+LK_GIVE char *lk_mdl_seeds_dir(void);
+/* An MDL file operand: FILE as it is, or the seed's file for seed:NAME. */
+LK_GIVE char *lk_mdl_path(const char *operand);
+
 /*
  * Load the seeds of dir (every *.mdl, by name; names non-empty: only
  * those, each must exist) and their features into a new plan. LK_EINPUT

@@ -170,7 +170,7 @@ static int build_one(struct lk_ctx *ctx, struct lk_store *s,
 		     const struct build_args *a, long *failed)
 {
 	char *name = lk_asprintf("mdl-db:%s", m->name);
-	char *dir = lk_asprintf("%s/mdl/seeds", lk_share_dir());
+	char *dir = lk_mdl_seeds_dir();
 	struct lk_mdl_db_plan p;
 	long c0[3] = {0}, c1[3] = {0}, variants, now;
 	char hash[13] = "";

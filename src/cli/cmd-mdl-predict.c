@@ -50,13 +50,6 @@ static int check_args(const struct predict_args *a)
 	return 0;
 }
 
-static char *mdl_path(const char *operand)
-{
-	if (strncmp(operand, "seed:", 5))
-		return lk_strdup(operand);
-	return lk_asprintf("%s/mdl/seeds/%s.mdl", lk_share_dir(), operand + 5);
-}
-
 /* The latest database of the class, or a one-line "how to build it". */
 static int load_db(struct lk_ctx *ctx, const char *dir,
 		   const struct lk_mdl_machine *m, struct lk_mdl_db_row *db)
@@ -327,7 +320,7 @@ int cmd_mdl_predict(int argc, char **argv)
 	}
 	lk_ctx_init(&ctx);
 	if (is_mdl(argv[first])) {
-		path = mdl_path(argv[first]);
+		path = lk_mdl_path(argv[first]);
 		ret = predict_file(&ctx, path, &a);
 		free(path);
 	} else {

@@ -170,14 +170,6 @@ static int concretize_opts(const struct concretize_args *a,
 	return 0;
 }
 
-/* FILE, or share/mdl/seeds/NAME.mdl for seed:NAME. */
-static char *mdl_path(const char *operand)
-{
-	if (strncmp(operand, "seed:", 5))
-		return lk_strdup(operand);
-	return lk_asprintf("%s/mdl/seeds/%s.mdl", lk_share_dir(), operand + 5);
-}
-
 static int concretize_one(struct lk_ctx *ctx, const char *path,
 			  const struct concretize_args *a,
 			  struct lk_mdl_concrete_opts *o)
@@ -238,7 +230,7 @@ static int cmd_concretize(int argc, char **argv)
 	if (ret)
 		return ret;
 	lk_ctx_init(&ctx);
-	path = mdl_path(argv[first]);
+	path = lk_mdl_path(argv[first]);
 	ret = concretize_one(&ctx, path, &a, &o);
 	free(path);
 	return ret ? lk_cli_fail(&ctx) : 0;

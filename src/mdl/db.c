@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "loopkit/toolchain.h"
 #include "mdl-int.h"
 
 static const int unrolls[] = {1, 2, 4, 8};
@@ -71,6 +72,23 @@ static int list_seeds(struct lk_ctx *ctx, const char *dir,
 	if (!out->n)
 		return lk_error(ctx, LK_ENOTFOUND, "%s: no seed (*.mdl)", dir);
 	return 0;
+}
+
+char *lk_mdl_seeds_dir(void)
+{
+	return lk_asprintf("%s/mdl/seeds", lk_share_dir());
+}
+
+char *lk_mdl_path(const char *operand)
+{
+	char *dir, *path;
+
+	if (strncmp(operand, "seed:", 5))
+		return lk_strdup(operand);
+	dir = lk_mdl_seeds_dir();
+	path = lk_asprintf("%s/%s.mdl", dir, operand + 5);
+	free(dir);
+	return path;
 }
 
 int lk_mdl_db_plan_init(struct lk_ctx *ctx, struct lk_mdl_db_plan *p,

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "extract-int.h"
+#include "mdl-int.h"
 
 #define NREG 1024             /* register numbers of the decoder */
 
@@ -258,9 +259,8 @@ static void write_lane(struct walk *w, const struct lk_operand *d, unsigned j,
 
 /* ---- Registers. ---- */
 
-/* Is instruction in "r <- r + c" (add/sub imm, inc, dec, lea c(r))? */
-static int induction_def(const struct lk_insn_ops *in, unsigned *reg,
-			 long long *c)
+int mdl_induction_def(const struct lk_insn_ops *in, unsigned *reg,
+		      long long *c)
 {
 	const struct lk_operand *d = &in->ops[0];
 
@@ -312,7 +312,7 @@ static void scan_registers(struct walk *w)
 		const struct lk_insn_ops *in = &w->ops[i];
 		unsigned r;
 		long long c;
-		int indef = induction_def(in, &r, &c);
+		int indef = mdl_induction_def(in, &r, &c);
 
 		for (k = 0; k < in->nops; k++) {
 			const struct lk_operand *o = &in->ops[k];
@@ -584,7 +584,7 @@ static void step(struct walk *w, const struct lk_insn_ops *in)
 
 	if (in->op == LK_OPC_BRANCH || in->op == LK_OPC_NOP)
 		return;
-	if (induction_def(in, &r, &c) && w->induction[r]) {
+	if (mdl_induction_def(in, &r, &c) && w->induction[r]) {
 		w->pre[r] += c;
 		return;
 	}

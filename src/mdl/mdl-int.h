@@ -36,6 +36,12 @@ int mdl_token_is(const struct mdl_token *t, const char *kw);
 int mdl_error(struct mdl_lexer *lx, const struct mdl_token *t,
 	      const char *fmt, ...) LK_PRINTF(3, 4);
 
+struct lk_insn_ops;
+/* Is in "r <- r + c" (add/sub imm, inc, dec, lea c(r)) on a GPR? Then
+ * *reg is r and *c the step (extract.c; replay uses it too). */
+int mdl_induction_def(const struct lk_insn_ops *in, unsigned *reg,
+		      long long *c);
+
 /* Expressions and values (expr.c). */
 void mdl_expr_free(struct lk_mdl_expr *e);
 void mdl_value_release(struct lk_mdl_value *v);

@@ -84,36 +84,12 @@ static int writes_flags(const struct lk_insn_ops *in)
 	return 0;
 }
 
-/* "r <- r + c" (add/sub imm, inc, dec, lea c(r)) into *r, *c. */
+/* mdl_induction_def, the register as its 0..15 number in *r. */
 static int induction_def(const struct lk_insn_ops *in, int *r, long long *c)
 {
-	const struct lk_operand *d = &in->ops[0];
+	unsigned reg = 0;
 
-	if (!in->nops || d->kind != LK_OPND_REG || !d->write ||
-	    (*r = gpr_of(d->reg)) < 0)
-		return 0;
-	switch (in->op) {
-	case LK_OPC_ADD:
-	case LK_OPC_SUB:
-		if (in->nops < 2 || in->ops[1].kind != LK_OPND_IMM ||
-		    strncmp(in->mnemonic, in->op == LK_OPC_ADD ? "add" : "sub",
-			    4))
-			return 0;
-		*c = in->op == LK_OPC_ADD ? in->ops[1].imm : -in->ops[1].imm;
-		return 1;
-	case LK_OPC_INC:
-	case LK_OPC_DEC:
-		*c = in->op == LK_OPC_INC ? 1 : -1;
-		return 1;
-	case LK_OPC_LEA:
-		if (in->nops < 2 || in->ops[1].kind != LK_OPND_MEM ||
-		    gpr_of(in->ops[1].base) != *r || in->ops[1].index)
-			return 0;
-		*c = in->ops[1].disp;
-		return 1;
-	default:
-		return 0;
-	}
+	return mdl_induction_def(in, &reg, c) && (*r = gpr_of(reg)) >= 0;
 }
 
 static void note_vector(struct rp *p, const struct lk_operand *o)
