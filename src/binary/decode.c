@@ -6,9 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <Zydis/Zydis.h>
-
-#include "loopkit/binary.h"
+#include "zydis-int.h"
 
 /* Hex in lower case and addresses unpadded, as objdump prints them. */
 static void formatter_init(ZydisFormatter *f, ZydisFormatterStyle style)
@@ -74,7 +72,18 @@ static int kind_by_mnemonic(ZydisMnemonic m, enum lk_insn_kind *kind)
 	}
 }
 
-static enum lk_insn_kind classify(const ZydisDecodedInstruction *zi,
+int binary_decode(const uint8_t *code, size_t len,
+		  ZydisDecodedInstruction *zi, ZydisDecodedOperand *ops)
+{
+	ZydisDecoder dec;
+
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
+			 ZYDIS_STACK_WIDTH_64);
+	return ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, code, len, zi, ops)) ?
+		       -1 : 0;
+}
+
+enum lk_insn_kind binary_classify(const ZydisDecodedInstruction *zi,
 				  int direct)
 {
 	enum lk_insn_kind kind;
@@ -120,14 +129,11 @@ static int decode_x86_64(struct lk_ctx *ctx, const uint8_t *code, size_t len,
 {
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	ZydisDecodedInstruction zi;
-	ZydisDecoder dec;
 	uint64_t target = 0;
 	int direct;
 
 	memset(out, 0, sizeof(*out));
-	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
-			 ZYDIS_STACK_WIDTH_64);
-	if (ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, code, len, &zi, ops)))
+	if (binary_decode(code, len, &zi, ops))
 		return lk_error(ctx, LK_EINPUT,
 				"0x%llx: undecodable instruction bytes",
 				(unsigned long long)addr);
@@ -135,7 +141,7 @@ static int decode_x86_64(struct lk_ctx *ctx, const uint8_t *code, size_t len,
 	out->addr = addr;
 	out->len = zi.length;
 	memcpy(out->bytes, code, zi.length);
-	out->kind = classify(&zi, direct);
+	out->kind = binary_classify(&zi, direct);
 	/* Only jumps and calls carry a target; a relative operand on
 	 * anything else (xbegin) does not change the flow we model. */
 	if (direct &&

@@ -6,9 +6,7 @@
  */
 #include <string.h>
 
-#include <Zydis/Zydis.h>
-
-#include "loopkit/binary.h"
+#include "zydis-int.h"
 
 /* By mnemonic first: these stop or leave whatever their category. */
 static enum lk_insn_system system_by_mnemonic(ZydisMnemonic m)
@@ -61,19 +59,11 @@ static enum lk_insn_system system_of(const ZydisDecodedInstruction *zi)
 	return LK_SYSTEM_NONE;
 }
 
+/* Jumps (the loop and jcxz family included), calls, returns. */
 static int transfers_control(const ZydisDecodedInstruction *zi)
 {
-	switch (zi->mnemonic) {
-	case ZYDIS_MNEMONIC_LOOP:
-	case ZYDIS_MNEMONIC_LOOPE:
-	case ZYDIS_MNEMONIC_LOOPNE:
-	case ZYDIS_MNEMONIC_JCXZ:
-	case ZYDIS_MNEMONIC_JECXZ:
-	case ZYDIS_MNEMONIC_JRCXZ:
+	if (binary_classify(zi, 1) == LK_INSN_CJUMP)
 		return 1;
-	default:
-		break;
-	}
 	switch (zi->meta.category) {
 	case ZYDIS_CATEGORY_COND_BR:
 	case ZYDIS_CATEGORY_UNCOND_BR:
@@ -123,12 +113,9 @@ int lk_insn_facts(const uint8_t *code, size_t len, struct lk_insn_facts *out)
 {
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	ZydisDecodedInstruction zi;
-	ZydisDecoder dec;
 
 	memset(out, 0, sizeof(*out));
-	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
-			 ZYDIS_STACK_WIDTH_64);
-	if (ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, code, len, &zi, ops)))
+	if (binary_decode(code, len, &zi, ops))
 		return LK_EINPUT;
 	out->mnemonic = ZydisMnemonicGetString(zi.mnemonic);
 	out->len = zi.length;

@@ -7,9 +7,7 @@
  */
 #include <string.h>
 
-#include <Zydis/Zydis.h>
-
-#include "loopkit/binary.h"
+#include "zydis-int.h"
 
 static int starts(const char *s, const char *p)
 {
@@ -207,13 +205,10 @@ int lk_insn_operands(const uint8_t *code, size_t len, struct lk_insn_ops *out)
 {
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	ZydisDecodedInstruction zi;
-	ZydisDecoder dec;
 	unsigned i;
 
 	memset(out, 0, sizeof(*out));
-	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
-			 ZYDIS_STACK_WIDTH_64);
-	if (ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, code, len, &zi, ops)))
+	if (binary_decode(code, len, &zi, ops))
 		return LK_EINPUT;
 	out->mnemonic = ZydisMnemonicGetString(zi.mnemonic);
 	out->op = op_class(out->mnemonic);
