@@ -291,6 +291,10 @@ struct lk_analyze_options {
 	const char *dot;            /* NULL: from PATH; "": a text tree */
 };
 
+/* What the options own: the row filter's conditions and the features
+ * (the other fields are borrowed). */
+void lk_analyze_options_release(struct lk_analyze_options *o);
+
 /*
  * Read, derive, filter, categorise, split, fit and score; JSON summary
  * into json and the human summary into text. With o->outdir, write the

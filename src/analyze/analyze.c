@@ -420,6 +420,18 @@ static const char *tool_state(const char *given, const char *name)
 	return path ? "yes" : "no";
 }
 
+void lk_analyze_options_release(struct lk_analyze_options *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->where.nconds; i++) {
+		free(o->where.conds[i].key);
+		lk_strv_release(&o->where.conds[i].values);
+	}
+	free(o->where.conds);
+	lk_strv_release(&o->features);
+}
+
 /* Hash of the input bytes and every option that changes an output. */
 static void run_key(const struct lk_analyze_options *o, const char *text,
 		    size_t len, char key[LK_HASH_HEX])

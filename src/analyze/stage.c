@@ -230,18 +230,6 @@ static int options(struct lk_ctx *ctx, const struct lk_analysis_cfg *c,
 	return ret;
 }
 
-static void options_release(struct lk_analyze_options *o)
-{
-	size_t i;
-
-	for (i = 0; i < o->where.nconds; i++) {
-		free(o->where.conds[i].key);
-		lk_strv_release(&o->where.conds[i].values);
-	}
-	free(o->where.conds);
-	lk_strv_release(&o->features);
-}
-
 /* Write text to dir/name unless the file already holds it. */
 static int write_if_changed(struct lk_ctx *ctx, const char *dir,
 			    const char *name, const struct lk_buf *text)
@@ -424,7 +412,7 @@ static int run_one(const struct job *j, const struct lk_analysis_cfg *c,
 	lk_buf_release(&json);
 	lk_buf_release(&text);
 	lk_buf_release(&camp);
-	options_release(&o);
+	lk_analyze_options_release(&o);
 	return ret;
 }
 

@@ -155,14 +155,7 @@ static int convert(struct args *a, struct lk_analyze_options *o,
 
 static void release(struct args *a, struct lk_analyze_options *o)
 {
-	size_t i;
-
-	for (i = 0; i < o->where.nconds; i++) {
-		free(o->where.conds[i].key);
-		lk_strv_release(&o->where.conds[i].values);
-	}
-	free(o->where.conds);
-	lk_strv_release(&o->features);
+	lk_analyze_options_release(o);
 	lk_strv_release(&a->features);
 	lk_strv_release(&a->derive);
 	lk_strv_release(&a->where);

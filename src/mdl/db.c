@@ -165,6 +165,24 @@ int mdl_store_object(struct lk_ctx *ctx, struct lk_store *s,
 	return ret ? ret : lk_file_write_atomic(ctx, *path, c->buf, c->len);
 }
 
+int mdl_record_variant(struct lk_ctx *ctx, struct lk_store *s,
+		       int64_t campaign, const char *path, const char *src_hash,
+		       const struct lk_param *params, size_t nparams,
+		       int64_t *variant_id)
+{
+	char hash[LK_HASH_HEX];
+	struct lk_hash h;
+	struct lk_variant_rec rec;
+
+	lk_hash_init(&h);
+	lk_hash_add_str(&h, src_hash);
+	lk_hash_add_str(&h, "gcc -O2");
+	lk_hash_final(&h, hash);
+	rec = (struct lk_variant_rec){hash, path, src_hash, "gcc", "default",
+				      "-O2", params, nparams};
+	return lk_store_variant_put(ctx, s, campaign, &rec, variant_id);
+}
+
 /* The variant of unit u: its C file, keyed by the file's content. */
 static int record_unit(struct lk_ctx *ctx, struct lk_store *s,
 		       int64_t campaign, const struct lk_mdl_db_plan *p,
@@ -173,8 +191,7 @@ static int record_unit(struct lk_ctx *ctx, struct lk_store *s,
 	const struct lk_mdl_db_seed *seed = &p->seeds[u->seed];
 	struct lk_mdl_concrete_opts o;
 	struct lk_buf c = LK_BUF_INIT;
-	char src_hash[LK_HASH_HEX], hash[LK_HASH_HEX], num[3][24];
-	struct lk_hash h;
+	char src_hash[LK_HASH_HEX], num[3][24];
 	char *path = NULL;
 	int ret;
 
@@ -201,17 +218,10 @@ static int record_unit(struct lk_ctx *ctx, struct lk_store *s,
 			{"level", lk_mdl_level_name(u->level)},
 			{"unroll", num[0]}, {"bundles", num[1]},
 			{"iterations-per-step", num[2]}};
-		struct lk_variant_rec rec;
 
-		lk_hash_init(&h);
-		lk_hash_add_str(&h, src_hash);
-		lk_hash_add_str(&h, "gcc -O2");
-		lk_hash_final(&h, hash);
-		rec = (struct lk_variant_rec){hash, path, src_hash, "gcc",
-					      "default", "-O2", params,
-					      LK_ARRAY_SIZE(params)};
-		ret = lk_store_variant_put(ctx, s, campaign, &rec,
-					   &u->variant_id);
+		ret = mdl_record_variant(ctx, s, campaign, path, src_hash,
+					 params, LK_ARRAY_SIZE(params),
+					 &u->variant_id);
 	}
 out:
 	free(path);

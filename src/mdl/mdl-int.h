@@ -50,5 +50,12 @@ void mdl_value_release(struct lk_mdl_value *v);
  * by its content hash (into hash, LK_HASH_HEX); *path is the caller's. */
 int mdl_store_object(struct lk_ctx *ctx, struct lk_store *s,
 		     const struct lk_buf *c, char *hash, char **path);
+/* Record the generated file path (content src_hash) as a variant of
+ * campaign, built by gcc -O2, keyed by its content (db.c). */
+struct lk_param;
+int mdl_record_variant(struct lk_ctx *ctx, struct lk_store *s,
+		       int64_t campaign, const char *path, const char *src_hash,
+		       const struct lk_param *params, size_t nparams,
+		       int64_t *variant_id);
 
 #endif

@@ -238,8 +238,7 @@ int lk_mdl_replay_record(struct lk_ctx *ctx, struct lk_store *s,
 			 int64_t campaign, const struct lk_mdl_replay *r,
 			 const struct lk_buf *c_source, int64_t *variant_id)
 {
-	char src_hash[LK_HASH_HEX], hash[LK_HASH_HEX], num[5][32];
-	struct lk_hash h;
+	char src_hash[LK_HASH_HEX], num[5][32];
 	char *path = NULL;
 	int ret = mdl_store_object(ctx, s, c_source, src_hash, &path);
 
@@ -256,16 +255,10 @@ int lk_mdl_replay_record(struct lk_ctx *ctx, struct lk_store *s,
 			{"loop", num[0]}, {"level", lk_mdl_level_name(r->level)},
 			{"bytes", num[1]}, {"iterations-per-step", num[2]},
 			{"unroll", num[3]}, {"chunks", num[4]}};
-		struct lk_variant_rec rec;
 
-		lk_hash_init(&h);
-		lk_hash_add_str(&h, src_hash);
-		lk_hash_add_str(&h, "gcc -O2");
-		lk_hash_final(&h, hash);
-		rec = (struct lk_variant_rec){hash, path, src_hash, "gcc",
-					      "default", "-O2", params,
-					      LK_ARRAY_SIZE(params)};
-		ret = lk_store_variant_put(ctx, s, campaign, &rec, variant_id);
+		ret = mdl_record_variant(ctx, s, campaign, path, src_hash,
+					 params, LK_ARRAY_SIZE(params),
+					 variant_id);
 	}
 out:
 	free(path);
