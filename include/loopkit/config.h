@@ -237,6 +237,21 @@ struct lk_memprof_cfg {
 	long line;               /* of 'memprof:' */
 };
 
+/*
+ * The 'mdl:' section (src/config/mdl.c): loopkit mdl eval's settings
+ * (doc/loopkit-mdl.md, "eval"). All zero means every default.
+ */
+struct lk_mdl_cfg {
+	int given;               /* the file has an mdl: section */
+	unsigned levels;         /* 1 << (0 L1, 1 L2, 2 L3, 3 RAM); 0: the
+				    levels of the database */
+	long max_streams;        /* replay refuses more; 0: 7 */
+	long orders, kmax;       /* k-NN; 0: 1 and 8 */
+	int combine_sum;         /* combine: sum (default joint) */
+	int no_mca;              /* mca: false */
+	long line;               /* of 'mdl:' */
+};
+
 /* A grouped plot of an analysis: y against x, one line or point set per
  * value of group (NULL: one). */
 struct lk_analysis_plot {
@@ -306,6 +321,7 @@ struct lk_sweep {
 	struct lk_count_cfg count; /* loopkit count's options */
 	struct lk_memprof_cfg memprof; /* 'memprof:' */
 	struct lk_analyze_cfg analyze; /* 'analyze:' */
+	struct lk_mdl_cfg mdl;     /* 'mdl:' */
 };
 
 /* One point of the Cartesian product (borrowed pointers into the sweep). */

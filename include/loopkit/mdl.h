@@ -254,6 +254,13 @@ int lk_mdl_extract(struct lk_ctx *ctx, const struct lk_cfg *cfg, size_t head,
 		   struct lk_mdl_extraction *out);
 void lk_mdl_extraction_release(struct lk_mdl_extraction *x);
 /*
+ * The machine class ("scalar", "sse", "avx2", "avx512") whose database
+ * predicts the loop headed by head: that of its widest packed
+ * floating-point vector operand (16, 32, 64 bytes), "scalar" without
+ * one. Static text.
+ */
+const char *lk_mdl_loop_isa(const struct lk_cfg *cfg, size_t head);
+/*
  * {"status": "ok"|"refused", "reason", "loop", "meta": {...}, "streams":
  * [{"name", "base", "index", "scale", "stride"}], "ukernels": [{"in":
  * [{"flow", "stride", "offset", "size"}], "out": [...], "add", "mul"}],

@@ -192,6 +192,11 @@ void lk_block_set_release(struct lk_block_set *bs);
 int lk_block_set_add_binary(struct lk_ctx *ctx, struct lk_block_set *bs,
 			    const char *binary, const char *function,
 			    size_t *added);
+/* Add block 'block' of cfg unless one of the same hash is there; the
+ * index of its entry in bs either way. */
+struct lk_cfg;
+size_t lk_block_set_add_block(struct lk_block_set *bs,
+			      const struct lk_cfg *cfg, size_t block);
 
 struct lk_predict_summary {
 	size_t variants;      /* with a binary */

@@ -784,6 +784,42 @@ int lk_store_mdl_db_get(struct lk_ctx *ctx, struct lk_store *s,
 			const char *isa, struct lk_mdl_db_row *out);
 void lk_mdl_db_row_release(struct lk_mdl_db_row *db);
 
+/*
+ * loopkit mdl eval's rows (doc/loopkit-mdl.md, "eval"): one per
+ * (variant, innermost loop, level); a loop extraction refused has one
+ * row with level "". Figures are tsc-calibrated cycles per canonical
+ * iteration (llvm-mca's: its cycles per iteration / unroll); NaN (NULL
+ * in the store) where there is none. Strings owned when read, borrowed
+ * when put.
+ */
+struct lk_mdl_eval_row {
+	int64_t variant_id;
+	char *variant;                      /* its name, lk_variant_name */
+	char *function;
+	uint64_t loop;                      /* the loop's first address */
+	char *level;                        /* "L1".."RAM", "" refused */
+	char *isa;                          /* the loop's class, "" refused */
+	char *status;                       /* ok, refused, no-database,
+					       replay-refused, replay-failed */
+	char *reason;                       /* "" when ok */
+	long unroll;                        /* canonical per loop iteration */
+	double predicted, replayed, mca;
+	char *mca_tool;                     /* "" without llvm-mca */
+	char *db_hash;                      /* "" without a database */
+	int64_t replay_variant_id;          /* 0: none */
+};
+
+/* Replace campaign's rows by rows[0..n) in one transaction. Nothing
+ * changes on error. */
+int lk_store_mdl_eval_put(struct lk_ctx *ctx, struct lk_store *s,
+			  int64_t campaign, const struct lk_mdl_eval_row *rows,
+			  size_t n);
+/* campaign's rows, by variant, loop and level (L1 to RAM). */
+int lk_store_mdl_eval_get(struct lk_ctx *ctx, struct lk_store *s,
+			  int64_t campaign, LK_GIVE struct lk_mdl_eval_row **rows,
+			  size_t *n);
+void lk_mdl_eval_rows_free(struct lk_mdl_eval_row *rows, size_t n);
+
 /* A variant's latest finished run and its figure of one metric. */
 struct lk_run_figure {
 	char *status;          /* ok, unstable, failed, ...; NULL: no run */

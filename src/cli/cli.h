@@ -87,6 +87,22 @@ int cmd_mdl_input(struct lk_ctx *ctx, const char *path, const char *function,
 void cmd_mdl_input_error(struct lk_ctx *ctx, const struct mdl_input *in);
 void cmd_mdl_input_release(struct mdl_input *in);
 int cmd_mdl_replay(int argc, char **argv);   /* cmd-mdl-replay.c */
+/* Measure the replay campaign's variants not measured yet (the default
+ * method); *sum filled even on failure (release it). */
+struct lk_run_summary;
+struct lk_store;
+int cmd_mdl_replay_measure(struct lk_ctx *ctx, struct lk_store *s,
+			   int64_t campaign, const char *name, int quiet,
+			   struct lk_run_summary *sum);
+/* loopkit mdl eval and the campaign's mdl stage (mdl-eval.c). */
+int cmd_mdl_eval(int argc, char **argv);
+struct lk_sweep;
+struct lk_stage_opts;
+struct lk_stage_summary;
+int lk_cli_mdl_eval_stage(struct lk_ctx *ctx, struct lk_store *s,
+			  int64_t campaign, const struct lk_sweep *cfg,
+			  const struct lk_stage_opts *opts,
+			  struct lk_stage_summary *sum);
 /* loopkit mdl db ... and mdl predict (cmd-mdl-db.c, cmd-mdl-predict.c). */
 int cmd_mdl_db(int argc, char **argv);
 int cmd_mdl_predict(int argc, char **argv);

@@ -1,7 +1,7 @@
 /*
  * loopkit campaign: every stage of a campaign, in order, from one YAML
  * file: gen, measure, blocks, count, predict, lift, filter, memprof,
- * report, analyze. Each
+ * mdl, report, analyze. Each
  * stage reads what it needs from the store and skips what is done, so a
  * campaign killed at any point resumes where it stopped when run again.
  * The command is a table of stages, each an lk_stage_fn of its module
@@ -30,7 +30,8 @@ static const char usage[] =
 	"blocks, count the blocks' executions, predict every block with every\n"
 	"analyzer, lift the predictions to the kernels, filter out the\n"
 	"kernels that are not L1-resident, profile the memprof: section's\n"
-	"programs (when there is one), write the report, and run the\n"
+	"programs (when there is one), evaluate MDL on the innermost loops\n"
+	"(when the file has an mdl: section), write the report, and run the\n"
 	"analyze: section's analyses (when there is one). A rerun\n"
 	"resumes: every stage skips what the store already holds.";
 
@@ -60,6 +61,8 @@ static const struct stage {
 	{"filter", lk_filter_stage, "L1-residency verdict per kernel"},
 	{"memprof", lk_memprof_stage, "load/store latency per program "
 				      "(memprof:)"},
+	{"mdl", lk_cli_mdl_eval_stage, "MDL's predictions of the innermost "
+				       "loops against their replays (mdl:)"},
 	{"report", lk_report_stage, "error and rank correlation per analyzer"},
 	{"analyze", lk_analyze_stage, "which parameters explain a metric "
 				      "(analyze:)"},

@@ -121,13 +121,12 @@ static char *campaign_name(const char *path)
 	return lk_asprintf("%s:mdl-replay", slash ? slash + 1 : path);
 }
 
-/* Measure the campaign's variants not measured yet (this one). */
-static int measure(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
-		   const char *name, const struct rargs *a)
+int cmd_mdl_replay_measure(struct lk_ctx *ctx, struct lk_store *s,
+			   int64_t campaign, const char *name, int quiet,
+			   struct lk_run_summary *sum)
 {
 	struct lk_sweep *sw = lk_sweep_new();
-	struct lk_run_opts o = {.jobs = 1, .quiet = a->quiet || a->json};
-	struct lk_run_summary sum;
+	struct lk_run_opts o = {.jobs = 1, .quiet = quiet};
 	int ret;
 
 	free(sw->name);
@@ -135,8 +134,7 @@ static int measure(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
 	sw->gen.present = 1;      /* measure the variants the store holds */
 	/* The default method (three launches): the ground truth must
 	 * survive a busy sibling core, which one short launch does not. */
-	ret = lk_run_sweep(ctx, s, campaign, sw, &o, &sum);
-	lk_run_summary_release(&sum);
+	ret = lk_run_sweep(ctx, s, campaign, sw, &o, sum);
 	lk_sweep_free(sw);
 	return ret;
 }
@@ -201,8 +199,13 @@ static int record_and_measure(struct lk_ctx *ctx, const struct rargs *a,
 		ret = lk_store_campaign(ctx, s, name, NULL, NULL, &campaign);
 	if (!ret)
 		ret = lk_mdl_replay_record(ctx, s, campaign, r, c, &variant);
-	if (!ret)
-		ret = measure(ctx, s, campaign, name, a);
+	if (!ret) {
+		struct lk_run_summary sum;
+
+		ret = cmd_mdl_replay_measure(ctx, s, campaign, name,
+					     a->quiet || a->json, &sum);
+		lk_run_summary_release(&sum);
+	}
 	if (!ret)
 		ret = print_result(ctx, s, a, r, name, variant);
 	lk_store_close(s);

@@ -28,7 +28,9 @@ static const char usage[] =
 	"  predict FILE.mdl|BINARY  the iterative k-NN against that\n"
 	"                       database (a binary's loop extracted first)\n"
 	"  replay BINARY --level L  the loop's own bytes re-run on the\n"
-	"                       level's working set, measured\n\n"
+	"                       level's working set, measured\n"
+	"  eval -c CAMPAIGN.yaml  predict and replay every variant's loops\n"
+	"                       per level; error beside llvm-mca's\n\n"
 	"Errors name the file, line and column (exit 2). The language:\n"
 	"doc/mdl.md.";
 
@@ -245,7 +247,7 @@ int cmd_mdl(int argc, char **argv)
 			return lk_cli_usage_error("mdl", "expected a "
 						  "subcommand (fmt, "
 						  "concretize, extract, db, "
-						  "predict, replay)");
+						  "predict, replay, eval)");
 		lk_opts_usage(stdout, "mdl", usage, none);
 		return 0;
 	}
@@ -261,7 +263,9 @@ int cmd_mdl(int argc, char **argv)
 		return cmd_mdl_predict(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "replay"))
 		return cmd_mdl_replay(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "eval"))
+		return cmd_mdl_eval(argc - 1, argv + 1);
 	return lk_cli_usage_error("mdl", "unknown subcommand '%s' (fmt, "
-				  "concretize, extract, db, predict, replay)",
+				  "concretize, extract, db, predict, replay, eval)",
 				  argv[1]);
 }

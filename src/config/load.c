@@ -263,6 +263,7 @@ static const struct sweep_part {
 	{"filter", lk_load_l1_filter, 0},
 	{"memprof", lk_load_memprof, 0},
 	{"analyze", lk_load_analyze, 0},
+	{"mdl", lk_load_mdl, 0},
 };
 
 static int load_parts(struct lk_loader *ld, const yaml_node_t *root)

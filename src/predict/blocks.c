@@ -21,14 +21,15 @@ void lk_block_set_release(struct lk_block_set *bs)
 	memset(bs, 0, sizeof(*bs));
 }
 
-static int has_hash(const struct lk_block_set *bs, const char *hash)
+/* The index of the block of that hash, bs->n when there is none. */
+static size_t find_hash(const struct lk_block_set *bs, const char *hash)
 {
 	size_t i;
 
 	for (i = 0; i < bs->n; i++)
 		if (!strcmp(bs->blocks[i].hash, hash))
-			return 1;
-	return 0;
+			break;
+	return i;
 }
 
 /* The block's instructions, one line each, in one syntax. */
@@ -50,18 +51,18 @@ static const char *own(struct lk_block_set *bs, char *s)
 	return s;
 }
 
-static void add_block(struct lk_block_set *bs, const struct lk_cfg *cfg,
-		      const struct lk_block *b, size_t *added)
+static size_t add_block(struct lk_block_set *bs, const struct lk_cfg *cfg,
+			const struct lk_block *b, size_t *added)
 {
 	char hash[LK_HASH_HEX];
 	char *att = block_text(cfg, b, 0);
 	struct lk_pblock *p;
-	size_t off = (size_t)(b->start - cfg->fn.addr);
+	size_t off = (size_t)(b->start - cfg->fn.addr), at;
 
 	lk_hash_buf(att, strlen(att), hash);
-	if (has_hash(bs, hash)) {
+	if ((at = find_hash(bs, hash)) < bs->n) {
 		free(att);
-		return;
+		return at;
 	}
 	LK_GROW(bs->blocks, bs->n + 1, bs->alloc);
 	bs->bytes = lk_reallocarray(bs->bytes, bs->alloc, sizeof(*bs->bytes));
@@ -76,9 +77,15 @@ static void add_block(struct lk_block_set *bs, const struct lk_cfg *cfg,
 	p->bytes = bs->bytes[bs->n];
 	p->ninsns = b->ninsns;
 	p->addr = b->start;
-	bs->n++;
 	if (added)
 		(*added)++;
+	return bs->n++;
+}
+
+size_t lk_block_set_add_block(struct lk_block_set *bs,
+			      const struct lk_cfg *cfg, size_t block)
+{
+	return add_block(bs, cfg, &cfg->blocks[block], NULL);
 }
 
 static void add_cfg(struct lk_block_set *bs, const struct lk_cfg *cfg,

@@ -1,5 +1,6 @@
 /* The MDL seed database in the store (tables mdl_dbs, mdl_seeds,
  * mdl_seed_perf; migration 8). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -324,4 +325,150 @@ void lk_run_figure_release(struct lk_run_figure *f)
 	free(f->unit);
 	free(f->flags);
 	memset(f, 0, sizeof(*f));
+}
+
+/* ---- loopkit mdl eval's rows (migration 9). ---- */
+
+static int bind_double_or_null(sqlite3_stmt *st, int i, double v)
+{
+	return v == v ? sqlite3_bind_double(st, i, v) : sqlite3_bind_null(st, i);
+}
+
+static int bind_eval(sqlite3_stmt *st, size_t i, const void *rows)
+{
+	const struct lk_mdl_eval_row *r =
+		(const struct lk_mdl_eval_row *)rows + i;
+
+	return store_bind_id(st, 2, r->variant_id) ||
+	       store_bind_text(st, 3, r->variant ? r->variant : "") ||
+	       store_bind_text(st, 4, r->function) ||
+	       sqlite3_bind_int64(st, 5, (sqlite3_int64)r->loop) ||
+	       store_bind_text(st, 6, r->level ? r->level : "") ||
+	       store_bind_text(st, 7, r->isa ? r->isa : "") ||
+	       store_bind_text(st, 8, r->status) ||
+	       store_bind_text(st, 9, r->reason ? r->reason : "") ||
+	       sqlite3_bind_int64(st, 10, r->unroll) ||
+	       bind_double_or_null(st, 11, r->predicted) ||
+	       bind_double_or_null(st, 12, r->replayed) ||
+	       bind_double_or_null(st, 13, r->mca) ||
+	       store_bind_text(st, 14, r->mca_tool ? r->mca_tool : "") ||
+	       store_bind_text(st, 15, r->db_hash ? r->db_hash : "") ||
+	       store_bind_id(st, 16, r->replay_variant_id);
+}
+
+static const char *eval_name(size_t i, const void *rows)
+{
+	return ((const struct lk_mdl_eval_row *)rows)[i].function;
+}
+
+static int forget_evals(struct lk_ctx *ctx, struct lk_store *s,
+			int64_t campaign)
+{
+	sqlite3_stmt *st = NULL;
+	int ret = store_prepare(ctx, s, "DELETE FROM mdl_evals WHERE"
+				" campaign_id = ?1", &st);
+
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, campaign);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		ret = store_fail(ctx, s, "cannot replace the MDL evaluation");
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int lk_store_mdl_eval_put(struct lk_ctx *ctx, struct lk_store *s,
+			  int64_t campaign, const struct lk_mdl_eval_row *rows,
+			  size_t n)
+{
+	struct store_rows r = {
+		"INSERT INTO mdl_evals VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+		" ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)", campaign,
+		"MDL evaluation", "loop", rows, n, bind_eval, eval_name};
+	int ret = store_begin(ctx, s);
+
+	if (ret)
+		return ret;
+	if ((ret = forget_evals(ctx, s, campaign)) ||
+	    (ret = store_insert_rows(ctx, s, &r)) ||
+	    (ret = store_commit(ctx, s)))
+		store_rollback(s);
+	return ret;
+}
+
+static double column_double_or_nan(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL
+		       ? NAN : sqlite3_column_double(st, i);
+}
+
+static void read_eval_row(sqlite3_stmt *st, struct lk_mdl_eval_row *r)
+{
+	r->variant_id = sqlite3_column_int64(st, 0);
+	r->variant = store_column_dup(st, 1);
+	r->function = store_column_dup(st, 2);
+	r->loop = (uint64_t)sqlite3_column_int64(st, 3);
+	r->level = store_column_dup(st, 4);
+	r->isa = store_column_dup(st, 5);
+	r->status = store_column_dup(st, 6);
+	r->reason = store_column_dup(st, 7);
+	r->unroll = sqlite3_column_int64(st, 8);
+	r->predicted = column_double_or_nan(st, 9);
+	r->replayed = column_double_or_nan(st, 10);
+	r->mca = column_double_or_nan(st, 11);
+	r->mca_tool = store_column_dup(st, 12);
+	r->db_hash = store_column_dup(st, 13);
+	r->replay_variant_id = sqlite3_column_int64(st, 14);
+}
+
+int lk_store_mdl_eval_get(struct lk_ctx *ctx, struct lk_store *s,
+			  int64_t campaign, struct lk_mdl_eval_row **rows,
+			  size_t *n)
+{
+	sqlite3_stmt *st = NULL;
+	size_t alloc = 0;
+	int rc, ret = store_prepare(ctx, s, "SELECT variant_id, variant,"
+				    " function, loop, level, isa, status,"
+				    " reason, unroll, predicted, replayed,"
+				    " mca, mca_tool, db_hash,"
+				    " replay_variant_id FROM mdl_evals"
+				    " WHERE campaign_id = ?1 ORDER BY"
+				    " variant_id, loop, CASE level WHEN ''"
+				    " THEN 0 WHEN 'L1' THEN 1 WHEN 'L2' THEN"
+				    " 2 WHEN 'L3' THEN 3 ELSE 4 END", &st);
+
+	*rows = NULL;
+	*n = 0;
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, campaign);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		LK_GROW(*rows, *n + 1, alloc);
+		read_eval_row(st, &(*rows)[(*n)++]);
+	}
+	if (rc != SQLITE_DONE) {
+		ret = store_fail(ctx, s, "cannot read the MDL evaluation");
+		lk_mdl_eval_rows_free(*rows, *n);
+		*rows = NULL;
+		*n = 0;
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+void lk_mdl_eval_rows_free(struct lk_mdl_eval_row *rows, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(rows[i].variant);
+		free(rows[i].function);
+		free(rows[i].level);
+		free(rows[i].isa);
+		free(rows[i].status);
+		free(rows[i].reason);
+		free(rows[i].mca_tool);
+		free(rows[i].db_hash);
+	}
+	free(rows);
 }

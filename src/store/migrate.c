@@ -322,6 +322,34 @@ static const char migration_8[] =
 	" flags TEXT,"
 	" PRIMARY KEY (db_id, name, level)) WITHOUT ROWID;";
 
+/*
+ * loopkit mdl eval (src/store/mdl.c): per campaign, each variant's
+ * innermost loops at each level, MDL's prediction beside the replay and
+ * llvm-mca's figure; a refused loop has one row with level ''. The
+ * replays are ordinary variants of the campaign <campaign>:mdl-replay.
+ */
+static const char migration_9[] =
+	"CREATE TABLE mdl_evals ("
+	" campaign_id INTEGER NOT NULL REFERENCES campaigns(id)"
+	"  ON DELETE CASCADE,"
+	" variant_id INTEGER NOT NULL REFERENCES variants(id)"
+	"  ON DELETE CASCADE,"
+	" variant TEXT NOT NULL,"
+	" function TEXT NOT NULL,"
+	" loop INTEGER NOT NULL,"
+	" level TEXT NOT NULL,"
+	" isa TEXT NOT NULL,"
+	" status TEXT NOT NULL,"
+	" reason TEXT NOT NULL,"
+	" unroll INTEGER NOT NULL,"
+	" predicted REAL,"
+	" replayed REAL,"
+	" mca REAL,"
+	" mca_tool TEXT NOT NULL,"
+	" db_hash TEXT NOT NULL,"
+	" replay_variant_id INTEGER REFERENCES variants(id) ON DELETE SET NULL,"
+	" PRIMARY KEY (campaign_id, variant_id, loop, level)) WITHOUT ROWID;";
+
 /* Append only. Entry i takes the schema from version i to i + 1. */
 static const char *const migrations[] = {
 	migration_1,
@@ -332,6 +360,7 @@ static const char *const migrations[] = {
 	migration_6,
 	migration_7,
 	migration_8,
+	migration_9,
 };
 
 int lk_store_latest_version(void)
