@@ -184,6 +184,26 @@ int lk_report_plots(struct lk_ctx *ctx, const struct lk_report *r,
 		    const char *gnuplot, LK_GIVE char **scatter,
 		    LK_GIVE char **cdf);
 
+/* One memory level of loopkit mdl eval's rows (store.h): MDL's error
+ * against the replays, and llvm-mca's on those of the same loops it
+ * predicted; rows: the rows at that level, compared or not. */
+struct lk_report_mdl_level {
+	size_t rows;
+	struct lk_err_stats mdl, mca;
+	const char *mca_tool;     /* borrowed from the rows, "" for none */
+};
+struct lk_mdl_eval_row;
+void lk_report_mdl_level(const struct lk_mdl_eval_row *rows, size_t n,
+			 const char *level, struct lk_report_mdl_level *out);
+/*
+ * The report's MDL section of campaign into out (nothing when the store
+ * has no mdl eval rows for it): a table per level, the rows not
+ * compared and why, and a plot when gnuplot (NULL or "": none) is given.
+ */
+int lk_report_mdl_html(struct lk_ctx *ctx, struct lk_store *s,
+		       int64_t campaign, const char *gnuplot,
+		       struct lk_buf *out);
+
 /*
  * The HTML page: self-contained (CSS and SVG inline, no script, no
  * external resource), every name escaped. scatter and cdf are gnuplot's

@@ -19,6 +19,7 @@
 #include "loopkit/mdl.h"
 #include "loopkit/measure.h"
 #include "loopkit/predict.h"
+#include "loopkit/report.h"
 #include "loopkit/stats.h"
 
 #define NLEVELS 4
@@ -158,7 +159,11 @@ static int replay_level(struct eval *e, struct lk_mdl_eval_row *r,
 	o.max_streams = e->cfg->max_streams ? (int)e->cfg->max_streams : 7;
 	o.source = binary;
 	ret = lk_mdl_replay(e->ctx, cfg, head, &o, &rp, &c);
-	if (!ret && rp.refused) {
+	if (ret == LK_EINPUT) {         /* the level's size is unknown */
+		row_fail(r, "replay-failed", e->ctx->msg);
+		lk_ctx_clear(e->ctx);
+		ret = 0;
+	} else if (!ret && rp.refused) {
 		row_fail(r, "replay-refused", rp.reason);
 	} else if (!ret) {
 		ret = lk_mdl_replay_record(e->ctx, e->s, e->replay_campaign,
@@ -322,47 +327,22 @@ static int run_mca(struct eval *e)
 static void level_figures(struct eval *e, int level, struct lk_buf *out)
 {
 	const char *name = lk_mdl_level_name(level);
-	double *v = lk_calloc(4 * (e->n + 1), sizeof(double));
-	double *pred = v, *meas = v + e->n + 1, *mca = v + 2 * (e->n + 1);
-	double *mmeas = v + 3 * (e->n + 1);
-	struct lk_err_stats a, b;
-	const char *tool = "";
-	size_t n = 0, nm = 0, rows = 0, i;
+	struct lk_report_mdl_level l;
 
-	for (i = 0; i < e->n; i++) {
-		const struct lk_mdl_eval_row *r = &e->rows[i];
-
-		if (strcmp(r->level, name))
-			continue;
-		rows++;
-		if (!(r->replayed > 0) || !isfinite(r->replayed) ||
-		    !isfinite(r->predicted))
-			continue;
-		pred[n] = r->predicted;
-		meas[n++] = r->replayed;
-		if (isfinite(r->mca)) {
-			mca[nm] = r->mca;
-			mmeas[nm++] = r->replayed;
-			tool = r->mca_tool;
-		}
-	}
-	if (rows && !n)
+	lk_report_mdl_level(e->rows, e->n, name, &l);
+	if (l.rows && !l.mdl.n)
 		lk_buf_addf(out, "\n         %-4s 0 of %zu loops compared", name,
-			    rows);
-	if (n) {
-		lk_err_stats_compute(pred, meas, n, &a);
+			    l.rows);
+	if (l.mdl.n)
 		lk_buf_addf(out, "\n         %-4s %zu of %zu loops: MDL MAPE "
 			    "%.1f %%, median |error| %.1f %% [%.1f, %.1f], "
-			    "tau-b %.3f", name, n, rows, a.mape,
-			    100 * a.abs_median, 100 * a.abs_q1,
-			    100 * a.abs_q3, a.tau_b);
-	}
-	if (nm) {
-		lk_err_stats_compute(mca, mmeas, nm, &b);
+			    "tau-b %.3f", name, l.mdl.n, l.rows, l.mdl.mape,
+			    100 * l.mdl.abs_median, 100 * l.mdl.abs_q1,
+			    100 * l.mdl.abs_q3, l.mdl.tau_b);
+	if (l.mca.n)
 		lk_buf_addf(out, "; %s on %zu of them: MAPE %.1f %%, tau-b "
-			    "%.3f", tool, nm, b.mape, b.tau_b);
-	}
-	free(v);
+			    "%.3f", l.mca_tool, l.mca.n, l.mca.mape,
+			    l.mca.tau_b);
 }
 
 /* Each reason a loop or a level was not compared, with its count. */

@@ -128,7 +128,7 @@ static int make_plots(struct lk_ctx *ctx, const struct lk_report *r,
 static int write_all(struct lk_ctx *ctx, struct lk_store *s,
 		     const struct lk_report *r, const struct lk_sweep *cfg,
 		     const struct lk_report_opts *opts, const char *scatter,
-		     const char *cdf, const char *note)
+		     const char *cdf, const char *note, const char *mdl)
 {
 	struct lk_buf text = LK_BUF_INIT;
 	int which, ret = 0;
@@ -141,6 +141,7 @@ static int write_all(struct lk_ctx *ctx, struct lk_store *s,
 		case LK_REPORT_HTML: {
 			struct lk_buf links = LK_BUF_INIT;
 
+			lk_buf_adds(&links, mdl);
 			lk_report_analyses_html(r, cfg, path, &links);
 			lk_report_html_extra(r, scatter, cdf, note,
 					     lk_buf_str(&links), &text);
@@ -163,19 +164,29 @@ int lk_report_campaign(struct lk_ctx *ctx, struct lk_store *s,
 		       const struct lk_report_opts *opts)
 {
 	static const struct lk_report_opts none;
-	char *scatter = NULL, *cdf = NULL, *note = NULL;
+	char *scatter = NULL, *cdf = NULL, *note = NULL, *gnuplot;
+	struct lk_buf mdl = LK_BUF_INIT;
 	struct lk_report *r = NULL;
 	int ret;
 
 	if (!opts)
 		opts = &none;
 	ret = lk_report_build(ctx, s, campaign, cfg, &r);
-	if (!ret && !r->compared)
+	if (!ret) {
+		gnuplot = opts->gnuplot ? lk_strdup(opts->gnuplot)
+					: lk_which("gnuplot");
+		ret = lk_report_mdl_html(ctx, s, campaign, gnuplot, &mdl);
+		free(gnuplot);
+	}
+	/* MDL's evaluation alone makes a report. */
+	if (!ret && !r->compared && !mdl.len)
 		ret = nothing_to_report(ctx, r);
 	if (!ret)
 		ret = make_plots(ctx, r, opts, &scatter, &cdf, &note);
 	if (!ret)
-		ret = write_all(ctx, s, r, cfg, opts, scatter, cdf, note);
+		ret = write_all(ctx, s, r, cfg, opts, scatter, cdf, note,
+				lk_buf_str(&mdl));
+	lk_buf_release(&mdl);
 	if (!ret && opts->summary)
 		lk_report_summary(r, opts->summary);
 	free(scatter);

@@ -4,6 +4,7 @@
  * latest of a class wins, a missing class is "none", a schema-7 store
  * gains the tables and keeps its rows, and a variant's run figure.
  */
+#include <math.h>
 #include <criterion/criterion.h>
 #include <ftw.h>
 #include <sqlite3.h>
@@ -207,5 +208,57 @@ Test(store_mdl, run_figure)
 	cr_assert_str_eq(f.status, "ok");
 	cr_assert_eq(f.has_value, 0);
 	lk_run_figure_release(&f);
+	lk_store_close(s);
+}
+
+Test(store_mdl, eval_rows_replace_and_keep_nan)
+{
+	struct lk_store *s = open_store();
+	struct lk_variant_rec v = {"vh", "x.c", "sh", "gcc", "default", "-O2",
+				   NULL, 0};
+	struct lk_mdl_eval_row in[3] = {
+		{.variant = "x.c gcc", .function = "k", .loop = 0x40,
+		 .level = "RAM", .isa = "sse", .status = "ok", .unroll = 2,
+		 .predicted = 2.5, .replayed = 3, .mca = NAN},
+		{.variant = "x.c gcc", .function = "k", .loop = 0x40,
+		 .level = "L1", .isa = "sse", .status = "ok", .unroll = 2,
+		 .predicted = 1, .replayed = 1.25, .mca = 0.75,
+		 .mca_tool = "llvm-mca-19", .db_hash = "abc"},
+		{.variant = "x.c gcc", .function = "k", .loop = 0x10,
+		 .level = "", .status = "refused", .reason = "indirect",
+		 .predicted = NAN, .replayed = NAN, .mca = NAN}};
+	struct lk_mdl_eval_row *out;
+	int64_t campaign, variant;
+	size_t n, i;
+
+	cr_assert_eq(lk_store_campaign(&ctx, s, "c", NULL, NULL, &campaign),
+		     0);
+	cr_assert_eq(lk_store_variant_put(&ctx, s, campaign, &v, &variant),
+		     0);
+	for (i = 0; i < 3; i++)
+		in[i].variant_id = variant;
+	cr_assert_eq(lk_store_mdl_eval_put(&ctx, s, campaign, in, 3), 0, "%s",
+		     ctx.msg);
+	cr_assert_eq(lk_store_mdl_eval_get(&ctx, s, campaign, &out, &n), 0);
+	cr_assert_eq(n, 3);
+	/* By loop, then level L1 before RAM. */
+	cr_assert_str_eq(out[0].status, "refused");
+	cr_assert_str_eq(out[0].reason, "indirect");
+	cr_assert(isnan(out[0].predicted) && isnan(out[0].replayed));
+	cr_assert_str_eq(out[1].level, "L1");
+	cr_assert_eq(out[1].mca, 0.75);
+	cr_assert_str_eq(out[1].mca_tool, "llvm-mca-19");
+	cr_assert_str_eq(out[2].level, "RAM");
+	cr_assert(isnan(out[2].mca));
+	cr_assert_eq(out[2].predicted, 2.5);
+	cr_assert_eq(out[2].unroll, 2);
+	cr_assert_str_eq(out[2].variant, "x.c gcc");
+	lk_mdl_eval_rows_free(out, n);
+	/* A second put replaces the campaign's rows. */
+	cr_assert_eq(lk_store_mdl_eval_put(&ctx, s, campaign, in + 1, 1), 0);
+	cr_assert_eq(lk_store_mdl_eval_get(&ctx, s, campaign, &out, &n), 0);
+	cr_assert_eq(n, 1);
+	cr_assert_str_eq(out[0].level, "L1");
+	lk_mdl_eval_rows_free(out, n);
 	lk_store_close(s);
 }

@@ -1,0 +1,88 @@
+#!/bin/sh
+# MDL's prediction error against the replay, per memory level, on the
+# suite's micro-kernels (the notes' S120: the 30 kernels of kernels/ x
+# original+kernelify x {gcc, clang} x {-O2, -O3 -march=x86-64-v4}), with
+# llvm-mca's error on the same loops beside it, in the same run:
+#   1. the kernelified sources as one campaign, built (measured lightly:
+#      the replays, not the native runs, are the ground truth);
+#   2. the seed database of each ISA class (loopkit mdl db build, the
+#      default exploration, L1 L2 L3 RAM);
+#   3. loopkit mdl eval: extraction, k-NN prediction, replay, llvm-mca.
+# Goals (issue 14): MAPE <= 15 % at L1 and L2, <= 20 % at L3, <= 25 % at
+# RAM, mean <= 15 %, and at most half of llvm-mca's at L2, L3, RAM.
+#
+#   bench/mdl-eval.sh [BUILD_DIR] [KERNEL...]   (default: build, all 30)
+# KEEP=1 keeps the work directory (its path is printed).
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:-$here/build}" && pwd)
+[ $# -gt 0 ] && shift
+lk=$build/loopkit
+work=$(mktemp -d /tmp/mdl-eval.XXXXXX)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+[ -n "${KEEP:-}" ] && echo "work: $work"
+cd "$work"
+mkdir gen src
+if [ $# -gt 0 ]; then
+	for k in "$@"; do echo "$here/kernels/$k.c"; done
+else
+	ls "$here"/kernels/*.c
+fi | xargs -P2 -I{} sh -c '"$0" gen -q --no-verify {} \
+	--transform original+kernelify -o gen/$(basename {} .c) 2>/dev/null ||
+	echo "{}" >>gen.failed' "$lk"
+for f in gen/*/*.c; do mv "$f" "src/$(basename "$(dirname "$f")").c"; done
+{
+	echo "name: s120"
+	printf 'sources: ['
+	ls src | sed 's|^|src/|' | paste -sd, | sed 's/,/, /g' | tr -d '\n'
+	echo ']'
+	cat <<'YAML'
+compilers: [gcc, clang]
+flags:
+  O2: -O2
+  O3-v4: -O3 -march=x86-64-v4
+method:
+  warmup: 1
+  repetitions: 3
+  processes: 1
+mdl:
+  levels: [L1, L2, L3, RAM]
+YAML
+} >s120.yaml
+t0=$(date +%s)
+"$lk" run -c s120.yaml -o d -q >run.out 2>&1 || { cat run.out; exit 1; }
+t1=$(date +%s)
+for isa in scalar sse avx2 avx512; do
+	"$lk" mdl db build --isa $isa --levels L1,L2,L3,RAM -q -o d 2>&1 |
+		tail -1
+done
+t2=$(date +%s)
+"$lk" mdl eval -c s120.yaml -o d -q >eval.out
+t3=$(date +%s)
+"$lk" mdl eval -c s120.yaml -o d --csv >eval.csv
+cat eval.out
+echo "times: build+run $((t1 - t0)) s, databases $((t2 - t1)) s, eval $((t3 - t2)) s"
+python3 - eval.csv <<'PY'
+import csv, math, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+def mape(p, m):
+    return 100 * sum(abs(a - b) / b for a, b in zip(p, m)) / len(m) if m else float("nan")
+levels = ["L1", "L2", "L3", "RAM"]
+goal = {"L1": 15, "L2": 15, "L3": 20, "RAM": 25}
+print("%-4s %5s %9s %9s %9s %6s" % ("lvl", "loops", "MDL", "llvm-mca", "goal", "ok"))
+means = []
+for l in levels:
+    ok = [r for r in rows if r["level"] == l and r["status"] == "ok"
+          and r["mca"] != "nan" and float(r["replayed"]) > 0]
+    m = [float(r["replayed"]) for r in ok]
+    e = mape([float(r["predicted"]) for r in ok], m)
+    c = mape([float(r["mca"]) for r in ok], m)
+    means.append(e)
+    half = l == "L1" or e <= c / 2
+    print("%-4s %5d %8.1f%% %8.1f%% %8d%% %6s" % (l, len(ok), e, c, goal[l],
+          "yes" if e <= goal[l] and half else "no"))
+print("mean MDL MAPE over the levels: %.1f %% (goal <= 15 %%)" % (sum(means) / len(means)))
+loops = {(r["variant"], r["loop"]) for r in rows}
+refused = {(r["variant"], r["loop"]) for r in rows if r["status"] == "refused"}
+print("coverage: %d loops, %d extracted, %d refused" % (len(loops), len(loops) - len(refused), len(refused)))
+PY
