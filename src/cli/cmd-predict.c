@@ -7,6 +7,7 @@
 #include "loopkit/config.h"
 #include "loopkit/predict.h"
 #include "loopkit/store.h"
+#include "predict-mdl.h"
 
 static const char usage[] =
 	"BINARY... [--function NAME] [--tool T]... [--mcpu CPU] [--json]\n"
@@ -171,14 +172,17 @@ static int print_results(struct lk_ctx *ctx, const struct predict_args *a,
 static int standalone(struct lk_ctx *ctx, const struct predict_args *a,
 		      int nbin, char **bins, struct lk_predict_config *cfg)
 {
+	struct lk_cli_mdl_tools mdl;
+	struct lk_predict_family mdl_family = lk_cli_mdl_family(&mdl);
 	struct lk_predict_setup st = {cfg, NULL, &a->tools, a->mcpu,
-				      (size_t)a->batch};
+				      (size_t)a->batch, &mdl_family, 1};
 	struct lk_block_set bs = {0};
 	struct lk_predictor **tools = NULL;
 	struct tool_result *t = NULL;
 	size_t ntools = 0, k;
 	int i, ret = 0;
 
+	lk_cli_mdl_tools_init(&mdl, NULL, a->out_dir);
 	for (i = 0; !ret && i < nbin; i++)
 		ret = lk_block_set_add_binary(ctx, &bs, bins[i], a->function,
 					      NULL);
@@ -195,6 +199,7 @@ static int standalone(struct lk_ctx *ctx, const struct predict_args *a,
 	if (t)
 		results_free(&bs, t, ntools);
 	lk_predictors_free(tools, ntools);
+	lk_cli_mdl_tools_release(&mdl);
 	lk_block_set_release(&bs);
 	return ret;
 }
@@ -221,6 +226,8 @@ static void options_into(struct lk_predict_config *c,
 static int campaign(struct lk_ctx *ctx, const struct predict_args *a)
 {
 	struct lk_stage_opts o = {.quiet = a->quiet};
+	struct lk_cli_mdl_tools mdl;
+	struct lk_predict_family mdl_family = lk_cli_mdl_family(&mdl);
 	struct lk_predict_summary sum;
 	struct lk_sweep *sw = NULL;
 	struct lk_store *s = NULL;
@@ -231,7 +238,10 @@ static int campaign(struct lk_ctx *ctx, const struct predict_args *a)
 		ret = lk_cli_campaign_create(ctx, a->out_dir, sw, &s, &id);
 	if (!ret) {
 		options_into(&sw->predict, a);
-		ret = lk_predict_campaign(ctx, s, id, sw, &o, &sum);
+		lk_cli_mdl_tools_init(&mdl, s, NULL);
+		ret = lk_predict_campaign(ctx, s, id, sw, &o, &mdl_family, 1,
+					  &sum);
+		lk_cli_mdl_tools_release(&mdl);
 	}
 	if (!ret)
 		printf("%s: %zu variants (%zu without a binary), %zu distinct "
