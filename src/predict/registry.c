@@ -121,6 +121,10 @@ static int make_one(const struct predict_env *env, const char *name,
 			}
 		lk_strv_release(&names);
 	}
+	for (i = 0; ret == 1 && i < env->cfg->nadapters; i++)
+		if (!strcmp(env->cfg->adapters[i].name, name))
+			return make_adapter(env, &env->cfg->adapters[i], out);
+	/* The caller's families last: asking them may open a store. */
 	for (i = 0; ret == 1 && i < env->st->nextra; i++) {
 		const struct lk_predict_family *f = &env->st->extra[i];
 
@@ -132,9 +136,6 @@ static int make_one(const struct predict_env *env, const char *name,
 			}
 		lk_strv_release(&names);
 	}
-	for (i = 0; ret == 1 && i < env->cfg->nadapters; i++)
-		if (!strcmp(env->cfg->adapters[i].name, name))
-			return make_adapter(env, &env->cfg->adapters[i], out);
 	return ret;
 }
 
