@@ -10,12 +10,15 @@
 #include "predict-mdl.h"
 
 static const char usage[] =
-	"BINARY... [--function NAME] [--tool T]... [--mcpu CPU] [--json]\n"
+	"BINARY... [--function NAME] [--tool T]... [--mcpu CPU] [-o DIR] "
+	"[--json]\n"
 	"   or: loopkit predict -c CAMPAIGN.yaml [-o DIR] [--tool T]...\n\n"
 	"Predict the cycles per iteration of every basic block of a function\n"
 	"(default: the kernel the benchmark measures) with every installed\n"
 	"llvm-mca (many blocks per process, two iteration counts\n"
-	"differenced) and the adapters a campaign declares. With -c: every\n"
+	"differenced), bprof and the adapters a campaign declares; MDL's\n"
+	"tools (mdl, mdl-l2, mdl-l3, mdl-ram: single-block loops against\n"
+	"the databases of the store -o DIR) when named. With -c: every\n"
 	"block of every built variant of the campaign, stored; blocks\n"
 	"already predicted by the same tool, version and parameters are\n"
 	"skipped.";
@@ -284,8 +287,8 @@ int cmd_predict(int argc, char **argv)
 		{'f', "function", LK_OPT_STRING, &a.function, "NAME",
 		 "this function (default: the measured kernel)"},
 		{'t', "tool", LK_OPT_LIST, &a.tools, "T",
-		 "llvm-mca, llvm-mca-NN, an adapter (repeatable; default: "
-		 "all)"},
+		 "llvm-mca, llvm-mca-NN, bprof, mdl, mdl-ram, an adapter "
+		 "(repeatable; default: all but mdl)"},
 		{0, "mcpu", LK_OPT_STRING, &a.mcpu, "CPU",
 		 "CPU to simulate (default: this host's, by name)"},
 		{0, "iterations1", LK_OPT_LONG, &a.iterations1, "N",
@@ -297,7 +300,8 @@ int cmd_predict(int argc, char **argv)
 		{'c', "config", LK_OPT_STRING, &a.config, "FILE",
 		 "a campaign YAML: predict every variant's blocks"},
 		{'o', "output", LK_OPT_STRING, &a.out_dir, "DIR",
-		 "campaign directory (default ./loopkit.d)"},
+		 "campaign directory, or the store holding MDL databases "
+		 "(default ./loopkit.d)"},
 		{0, "json", LK_OPT_BOOL, &a.json, NULL,
 		 "a JSON array of blocks with their predictions"},
 		{0, "raw", LK_OPT_BOOL, &a.raw, NULL,
