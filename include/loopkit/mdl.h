@@ -254,13 +254,6 @@ int lk_mdl_extract(struct lk_ctx *ctx, const struct lk_cfg *cfg, size_t head,
 		   struct lk_mdl_extraction *out);
 void lk_mdl_extraction_release(struct lk_mdl_extraction *x);
 /*
- * The machine class ("scalar", "sse", "avx2", "avx512") whose database
- * predicts the loop headed by head: that of its widest packed
- * floating-point vector operand (16, 32, 64 bytes), "scalar" without
- * one. Static text.
- */
-const char *lk_mdl_loop_isa(const struct lk_cfg *cfg, size_t head);
-/*
  * {"status": "ok"|"refused", "reason", "loop", "meta": {...}, "streams":
  * [{"name", "base", "index", "scale", "stride"}], "ukernels": [{"in":
  * [{"flow", "stride", "offset", "size"}], "out": [...], "add", "mul"}],
@@ -498,5 +491,85 @@ void lk_mdl_replay_release(struct lk_mdl_replay *r);
 int lk_mdl_replay_record(struct lk_ctx *ctx, struct lk_store *s,
 			 int64_t campaign, const struct lk_mdl_replay *r,
 			 const struct lk_buf *c_source, int64_t *variant_id);
+
+/* ---- A basic block as a loop (src/mdl/block.c): what the predict
+ * tool 'mdl' does with each block it is given (doc/loopkit-mdl.md,
+ * "mdl as a predict tool"). ---- */
+
+/* The ISA classes, in the order of enum lk_mdl_isa. */
+#define LK_MDL_NCLASSES 4
+
+/*
+ * The ISA class whose database a block of code[0..len) is compared
+ * with: the widest access or floating-point arithmetic it does on
+ * packed vectors (16 bytes: sse, 32: avx2, 64: avx512), else scalar.
+ * Register moves, logic and shuffles do not count (gcc copies scalar
+ * doubles with movapd and zeroes with pxor). Bytes that do not decode
+ * count for nothing.
+ */
+const struct lk_mdl_machine *lk_mdl_block_class(const uint8_t *code,
+						size_t len);
+
+/*
+ * Extract the block code[0..len) at addr as a loop: refused with "not a
+ * single-block loop: MDL predicts innermost loop bodies" unless it is
+ * one basic block whose last instruction is a conditional jump back to
+ * addr, else lk_mdl_extract's verdict (out->refused with the reason,
+ * or the MDL). LK_EINPUT, naming the address, for bytes that do not
+ * decode. Release *out with lk_mdl_extraction_release.
+ */
+int lk_mdl_block_extract(struct lk_ctx *ctx, const uint8_t *code, size_t len,
+			 uint64_t addr, struct lk_mdl_extraction *out);
+
+/* The latest database of each ISA class of a store. */
+struct lk_mdl_dbs {
+	struct lk_mdl_db_row db[LK_MDL_NCLASSES];   /* by enum lk_mdl_isa */
+	int has[LK_MDL_NCLASSES];
+	char *dir;               /* the store's directory, for messages */
+};
+
+/* Load them (lk_store_mdl_db_get per class); out->has[] says which
+ * there are (none is not an error). < 0 on a store error. Release with
+ * lk_mdl_dbs_release. */
+int lk_mdl_dbs_load(struct lk_ctx *ctx, struct lk_store *s,
+		    struct lk_mdl_dbs *out);
+void lk_mdl_dbs_release(struct lk_mdl_dbs *d);
+/* The levels at least one of them has, as bits 1 << enum lk_mdl_level;
+ * 0 when there is no database. */
+unsigned lk_mdl_dbs_levels(const struct lk_mdl_dbs *d);
+/* "scalar:HASH12,avx2:HASH12": the databases, in class order ("" when
+ * none). The caller frees it. */
+LK_GIVE char *lk_mdl_dbs_text(const struct lk_mdl_dbs *d);
+
+/* One block's prediction at one level. */
+struct lk_mdl_block_prediction {
+	int ok;                  /* 0: unsupported, reason says why */
+	char *reason;            /* "" when ok */
+	const char *isa;         /* the block's class (lk_mdl_block_class) */
+	double value;            /* cycles per block iteration */
+	double canonical;        /* per canonical iteration (value / unroll) */
+	long unroll;
+	char *mdl;               /* the MDL extracted (lk_mdl_print), or NULL */
+	char *trace;             /* the canonical body, then the database and
+				    the k-NN steps; "" when not ok */
+};
+
+/*
+ * Predict the block code[0..len) at addr at level: lk_mdl_block_extract,
+ * then lk_mdl_predict against the database of the block's class, times
+ * meta.unroll: tsc-calibrated cycles per execution of the block. Not
+ * ok, with the reason, for a block that is no single-block loop, one
+ * extraction refuses, a class d has no database for (the reason names
+ * 'loopkit mdl db build --isa CLASS -o DIR'), or what lk_mdl_predict
+ * refuses (no µkernel, no seed measured at the level). < 0 only for
+ * bytes that do not decode (ctx says where). Release with
+ * lk_mdl_block_prediction_release.
+ */
+int lk_mdl_block_predict(struct lk_ctx *ctx, const struct lk_mdl_dbs *d,
+			 const uint8_t *code, size_t len, uint64_t addr,
+			 enum lk_mdl_level level,
+			 const struct lk_mdl_predict_opts *o,
+			 struct lk_mdl_block_prediction *out);
+void lk_mdl_block_prediction_release(struct lk_mdl_block_prediction *p);
 
 #endif

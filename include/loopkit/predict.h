@@ -157,12 +157,35 @@ int lk_adapter_predictor(struct lk_ctx *ctx, const struct lk_adapter_config *a,
 LK_GIVE char *lk_adapter_arch(const char *mcpu);
 
 /*
+ * A tool family the caller adds to the built-in ones (llvm-mca, bprof)
+ * and the adapters: how the CLI gives predict the tool of a sibling
+ * stage (mdl, src/cli/predict-mdl.c), which predict may not include.
+ * Its tools are made only when a 'tools:' list or --tool names them
+ * (never part of the default list), and a name is taken as it is (not
+ * expanded as "llvm-mca" is).
+ */
+struct lk_predict_family {
+	const char *name;          /* for messages: "mdl" */
+	/* Append the tool names it offers now (none: it cannot run). */
+	void (*names)(void *arg, struct lk_strv *out);
+	/* Make tool 'name', one of names': 0 or < 0 with ctx saying why. */
+	int (*make)(struct lk_ctx *ctx, void *arg, const char *name,
+		    LK_GIVE struct lk_predictor **out);
+	/* A name names did not offer: 1 when it is none of this family's,
+	 * else < 0 with ctx saying why it cannot be had here. NULL: 1. */
+	int (*missing)(struct lk_ctx *ctx, void *arg, const char *name);
+	void *arg;                 /* given to the three, borrowed */
+};
+
+/*
  * The predictors a predict: section asks for. cfg NULL: the defaults
  * (every installed llvm-mca, every registered tool, every adapter).
  * 'tools' non-empty overrides cfg's list (the CLI's --tool); 'mcpu'
  * non-NULL overrides cfg's. A name that is nowhere to be had is
- * LK_EINPUT "file:line: unknown tool 'x' (available: ...)". At least
- * one predictor, or LK_ENOTFOUND saying none is installed.
+ * LK_EINPUT "file:line: unknown tool 'x' (available: ...)"; one an
+ * extra family knows but cannot offer is its missing()'s error, with
+ * the file and line. At least one predictor, or LK_ENOTFOUND saying
+ * none is installed.
  */
 struct lk_predict_setup {
 	const struct lk_predict_config *cfg; /* NULL: defaults */
@@ -170,6 +193,8 @@ struct lk_predict_setup {
 	const struct lk_strv *tools;         /* NULL or empty: cfg's */
 	const char *mcpu;                    /* NULL: cfg's, else host */
 	size_t max_batch;                    /* 0: default */
+	const struct lk_predict_family *extra; /* extra[0..nextra), borrowed */
+	size_t nextra;
 };
 int lk_predictors_make(struct lk_ctx *ctx, const struct lk_predict_setup *st,
 		       LK_GIVE struct lk_predictor ***out, size_t *n);
@@ -214,12 +239,14 @@ struct lk_predict_summary {
  * --tool and --mcpu are written there with line 0), storing each
  * prediction (one transaction per batch) keyed by (block hash, tool,
  * version, params); blocks already predicted under that key are
- * skipped. Only opts->quiet is read. < 0 when a tool cannot run at all
- * or the store fails.
+ * skipped. extra[0..nextra) (may be NULL, 0): tool families the
+ * caller adds (struct lk_predict_family). Only opts->quiet is read.
+ * < 0 when a tool cannot run at all or the store fails.
  */
 int lk_predict_campaign(struct lk_ctx *ctx, struct lk_store *s,
 			int64_t campaign, const struct lk_sweep *cfg,
 			const struct lk_stage_opts *opts,
+			const struct lk_predict_family *extra, size_t nextra,
 			struct lk_predict_summary *sum);
 
 /*
@@ -229,6 +256,13 @@ int lk_predict_campaign(struct lk_ctx *ctx, struct lk_store *s,
  * variants without blocks; and the campaign's line.
  */
 lk_stage_fn lk_predict_stage;
+/* lk_predict_stage with the caller's extra tool families (the CLI's
+ * stage function wraps it, adding mdl). */
+int lk_predict_stage_families(struct lk_ctx *ctx, struct lk_store *s,
+			      int64_t campaign, const struct lk_sweep *cfg,
+			      const struct lk_stage_opts *opts,
+			      const struct lk_predict_family *extra,
+			      size_t nextra, struct lk_stage_summary *sum);
 
 /* ---- lift (src/predict/lift.c, lift-campaign.c): a kernel's prediction
  * from its blocks' predictions and occurrences. Predictions and lifted

@@ -21,6 +21,7 @@
 #include "loopkit/predict.h"
 #include "loopkit/report.h"
 #include "loopkit/store.h"
+#include "predict-mdl.h"
 
 static const char usage[] =
 	"[options] -c CAMPAIGN.yaml\n\n"
@@ -56,7 +57,8 @@ static const struct stage {
 	{"measure", lk_measure_stage, "build and measure every variant"},
 	{"blocks", lk_blocks_stage, "basic blocks of every kernel"},
 	{"count", lk_count_stage, "exact block counts for one kernel call"},
-	{"predict", lk_predict_stage, "every analyzer on every block"},
+	/* With the mdl tool, which the CLI gives predict (predict-mdl.c). */
+	{"predict", lk_cli_predict_stage, "every analyzer on every block"},
 	{"lift", lk_lift_stage, "sum of occurrences x prediction per kernel"},
 	{"filter", lk_filter_stage, "L1-residency verdict per kernel"},
 	{"memprof", lk_memprof_stage, "load/store latency per program "

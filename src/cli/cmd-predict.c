@@ -7,14 +7,18 @@
 #include "loopkit/config.h"
 #include "loopkit/predict.h"
 #include "loopkit/store.h"
+#include "predict-mdl.h"
 
 static const char usage[] =
-	"BINARY... [--function NAME] [--tool T]... [--mcpu CPU] [--json]\n"
+	"BINARY... [--function NAME] [--tool T]... [--mcpu CPU] [-o DIR] "
+	"[--json]\n"
 	"   or: loopkit predict -c CAMPAIGN.yaml [-o DIR] [--tool T]...\n\n"
 	"Predict the cycles per iteration of every basic block of a function\n"
 	"(default: the kernel the benchmark measures) with every installed\n"
 	"llvm-mca (many blocks per process, two iteration counts\n"
-	"differenced) and the adapters a campaign declares. With -c: every\n"
+	"differenced), bprof and the adapters a campaign declares; MDL's\n"
+	"tools (mdl, mdl-l2, mdl-l3, mdl-ram: single-block loops against\n"
+	"the databases of the store -o DIR) when named. With -c: every\n"
 	"block of every built variant of the campaign, stored; blocks\n"
 	"already predicted by the same tool, version and parameters are\n"
 	"skipped.";
@@ -171,14 +175,17 @@ static int print_results(struct lk_ctx *ctx, const struct predict_args *a,
 static int standalone(struct lk_ctx *ctx, const struct predict_args *a,
 		      int nbin, char **bins, struct lk_predict_config *cfg)
 {
+	struct lk_cli_mdl_tools mdl;
+	struct lk_predict_family mdl_family = lk_cli_mdl_family(&mdl);
 	struct lk_predict_setup st = {cfg, NULL, &a->tools, a->mcpu,
-				      (size_t)a->batch};
+				      (size_t)a->batch, &mdl_family, 1};
 	struct lk_block_set bs = {0};
 	struct lk_predictor **tools = NULL;
 	struct tool_result *t = NULL;
 	size_t ntools = 0, k;
 	int i, ret = 0;
 
+	lk_cli_mdl_tools_init(&mdl, NULL, a->out_dir);
 	for (i = 0; !ret && i < nbin; i++)
 		ret = lk_block_set_add_binary(ctx, &bs, bins[i], a->function,
 					      NULL);
@@ -195,6 +202,7 @@ static int standalone(struct lk_ctx *ctx, const struct predict_args *a,
 	if (t)
 		results_free(&bs, t, ntools);
 	lk_predictors_free(tools, ntools);
+	lk_cli_mdl_tools_release(&mdl);
 	lk_block_set_release(&bs);
 	return ret;
 }
@@ -221,6 +229,8 @@ static void options_into(struct lk_predict_config *c,
 static int campaign(struct lk_ctx *ctx, const struct predict_args *a)
 {
 	struct lk_stage_opts o = {.quiet = a->quiet};
+	struct lk_cli_mdl_tools mdl;
+	struct lk_predict_family mdl_family = lk_cli_mdl_family(&mdl);
 	struct lk_predict_summary sum;
 	struct lk_sweep *sw = NULL;
 	struct lk_store *s = NULL;
@@ -231,7 +241,10 @@ static int campaign(struct lk_ctx *ctx, const struct predict_args *a)
 		ret = lk_cli_campaign_create(ctx, a->out_dir, sw, &s, &id);
 	if (!ret) {
 		options_into(&sw->predict, a);
-		ret = lk_predict_campaign(ctx, s, id, sw, &o, &sum);
+		lk_cli_mdl_tools_init(&mdl, s, NULL);
+		ret = lk_predict_campaign(ctx, s, id, sw, &o, &mdl_family, 1,
+					  &sum);
+		lk_cli_mdl_tools_release(&mdl);
 	}
 	if (!ret)
 		printf("%s: %zu variants (%zu without a binary), %zu distinct "
@@ -274,8 +287,8 @@ int cmd_predict(int argc, char **argv)
 		{'f', "function", LK_OPT_STRING, &a.function, "NAME",
 		 "this function (default: the measured kernel)"},
 		{'t', "tool", LK_OPT_LIST, &a.tools, "T",
-		 "llvm-mca, llvm-mca-NN, an adapter (repeatable; default: "
-		 "all)"},
+		 "llvm-mca, llvm-mca-NN, bprof, mdl, mdl-ram, an adapter "
+		 "(repeatable; default: all but mdl)"},
 		{0, "mcpu", LK_OPT_STRING, &a.mcpu, "CPU",
 		 "CPU to simulate (default: this host's, by name)"},
 		{0, "iterations1", LK_OPT_LONG, &a.iterations1, "N",
@@ -287,7 +300,8 @@ int cmd_predict(int argc, char **argv)
 		{'c', "config", LK_OPT_STRING, &a.config, "FILE",
 		 "a campaign YAML: predict every variant's blocks"},
 		{'o', "output", LK_OPT_STRING, &a.out_dir, "DIR",
-		 "campaign directory (default ./loopkit.d)"},
+		 "campaign directory, or the store holding MDL databases "
+		 "(default ./loopkit.d)"},
 		{0, "json", LK_OPT_BOOL, &a.json, NULL,
 		 "a JSON array of blocks with their predictions"},
 		{0, "raw", LK_OPT_BOOL, &a.raw, NULL,

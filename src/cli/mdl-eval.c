@@ -32,8 +32,7 @@ struct eval {
 	char *replay_name;             /* <campaign>:mdl-replay */
 	int64_t replay_campaign;
 	struct lk_mdl_predict_opts popts;
-	struct lk_mdl_db_row dbs[4];   /* per class, by lk_mdl_isa */
-	int db_state[4];               /* 0 not read, 1 found, 2 none */
+	struct lk_mdl_dbs dbs;         /* the latest of each class */
 	struct lk_mdl_eval_row *rows;
 	size_t n, alloc;
 	size_t *block;                 /* per row: into bs, or SIZE_MAX */
@@ -87,19 +86,12 @@ static void row_fail(struct lk_mdl_eval_row *r, const char *status,
 	r->reason = lk_strdup(reason);
 }
 
-/* The latest database of the class, read once; NULL when none. */
+/* The latest database of the class; NULL when none. */
 static const struct lk_mdl_db_row *get_db(struct eval *e, const char *isa)
 {
-	const struct lk_mdl_machine *m = lk_mdl_machine_find(isa);
-	int k = (int)m->isa, ret;
+	int k = (int)lk_mdl_machine_find(isa)->isa;
 
-	if (!e->db_state[k]) {
-		ret = lk_store_mdl_db_get(e->ctx, e->s, isa, &e->dbs[k]);
-		if (ret < 0)
-			lk_ctx_clear(e->ctx);
-		e->db_state[k] = ret == 1 ? 1 : 2;
-	}
-	return e->db_state[k] == 1 ? &e->dbs[k] : NULL;
+	return e->dbs.has[k] ? &e->dbs.db[k] : NULL;
 }
 
 /* The levels to evaluate: the mdl: section's, else the database's,
@@ -195,7 +187,10 @@ static int eval_loop(struct eval *e, const struct lk_variant_binary *v,
 		lk_mdl_extraction_release(&x);
 		return 0;
 	}
-	isa = lk_mdl_loop_isa(cfg, head);
+	isa = lk_mdl_block_class(cfg->fn.code + (cfg->blocks[head].start -
+						 cfg->fn.addr),
+				 (size_t)(cfg->blocks[head].end -
+					  cfg->blocks[head].start))->name;
 	db = get_db(e, isa);
 	levels = wanted_levels(e, db);
 	block = lk_block_set_add_block(&e->bs, cfg, head);
@@ -283,7 +278,7 @@ static int read_replays(struct eval *e)
 static int run_mca(struct eval *e)
 {
 	struct lk_strv tools = {0};
-	struct lk_predict_setup st = {NULL, NULL, &tools, NULL, 0};
+	struct lk_predict_setup st = {.tools = &tools};
 	struct lk_predictor **p = NULL;
 	struct lk_pred *preds;
 	size_t np = 0, i;
@@ -402,11 +397,7 @@ static int measure_replays(struct eval *e)
 
 static void eval_release(struct eval *e)
 {
-	int k;
-
-	for (k = 0; k < 4; k++)
-		if (e->db_state[k] == 1)
-			lk_mdl_db_row_release(&e->dbs[k]);
+	lk_mdl_dbs_release(&e->dbs);
 	lk_mdl_eval_rows_free(e->rows, e->n);
 	free(e->block);
 	free(e->trips);
@@ -423,7 +414,10 @@ static int eval_all(struct eval *e, const struct lk_sweep *cfg,
 	int ret;
 
 	e->replay_name = lk_asprintf("%s:mdl-replay", cfg->name);
-	ret = lk_store_variant_binaries(e->ctx, e->s, campaign, &v, &nv);
+	ret = lk_mdl_dbs_load(e->ctx, e->s, &e->dbs);
+	if (!ret)
+		ret = lk_store_variant_binaries(e->ctx, e->s, campaign, &v,
+						&nv);
 	if (ret)
 		return ret;
 	lk_stage_items_init(sum, v, nv);

@@ -232,28 +232,6 @@ int lk_mdl_extract(struct lk_ctx *ctx, const struct lk_cfg *cfg, size_t head,
 	return 0;
 }
 
-const char *lk_mdl_loop_isa(const struct lk_cfg *cfg, size_t head)
-{
-	const struct lk_block *b = &cfg->blocks[head];
-	unsigned widest = 0;
-	size_t i, k;
-
-	for (i = b->first; i < b->first + b->ninsns; i++) {
-		const struct lk_insn *in = &cfg->insns[i];
-		struct lk_insn_ops ops;
-
-		if (lk_insn_operands(in->bytes, in->len, &ops) || ops.scalar)
-			continue;
-		for (k = 0; k < ops.nops; k++)
-			if (ops.ops[k].fp && ops.ops[k].rclass == LK_REG_VEC &&
-			    ops.ops[k].elem_bytes < ops.ops[k].bytes &&
-			    ops.ops[k].bytes > widest)
-				widest = ops.ops[k].bytes;
-	}
-	return widest >= 64 ? "avx512" : widest >= 32 ? "avx2" :
-	       widest >= 16 ? "sse" : "scalar";
-}
-
 void lk_mdl_extraction_release(struct lk_mdl_extraction *x)
 {
 	if (!x)

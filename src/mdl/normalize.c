@@ -492,7 +492,8 @@ static void canonical_order(struct canon *c)
 			if (c->u[i].nacc[dir])
 				qsort(c->u[i].acc[dir], c->u[i].nacc[dir],
 				      sizeof(struct uacc), by_rank_off);
-	qsort(c->u, c->n, sizeof(*c->u), by_full_key);
+	if (c->n)   /* a loop without µkernels has no array */
+		qsort(c->u, c->n, sizeof(*c->u), by_full_key);
 	free(order);
 }
 

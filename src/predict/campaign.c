@@ -148,10 +148,11 @@ static int predict_tool(struct lk_ctx *ctx, struct lk_store *s,
 int lk_predict_campaign(struct lk_ctx *ctx, struct lk_store *s,
 			int64_t campaign, const struct lk_sweep *cfg,
 			const struct lk_stage_opts *opts,
+			const struct lk_predict_family *extra, size_t nextra,
 			struct lk_predict_summary *sum)
 {
 	struct lk_predict_setup st = {&cfg->predict, cfg->path, NULL, NULL,
-				      0};
+				      0, extra, nextra};
 	struct lk_block_set bs = {0};
 	struct lk_predictor **tools = NULL;
 	size_t ntools = 0, i;
@@ -169,13 +170,15 @@ int lk_predict_campaign(struct lk_ctx *ctx, struct lk_store *s,
 	return ret;
 }
 
-int lk_predict_stage(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
-		     const struct lk_sweep *cfg,
-		     const struct lk_stage_opts *opts,
-		     struct lk_stage_summary *sum)
+int lk_predict_stage_families(struct lk_ctx *ctx, struct lk_store *s,
+			      int64_t campaign, const struct lk_sweep *cfg,
+			      const struct lk_stage_opts *opts,
+			      const struct lk_predict_family *extra,
+			      size_t nextra, struct lk_stage_summary *sum)
 {
 	struct lk_predict_summary p;
-	int ret = lk_predict_campaign(ctx, s, campaign, cfg, opts, &p);
+	int ret = lk_predict_campaign(ctx, s, campaign, cfg, opts, extra,
+				      nextra, &p);
 
 	memset(sum, 0, sizeof(*sum));
 	if (ret)
@@ -190,4 +193,13 @@ int lk_predict_stage(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
 				p.blocks, p.variants, p.tools, p.predicted,
 				p.failed, p.stored);
 	return 0;
+}
+
+int lk_predict_stage(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
+		     const struct lk_sweep *cfg,
+		     const struct lk_stage_opts *opts,
+		     struct lk_stage_summary *sum)
+{
+	return lk_predict_stage_families(ctx, s, campaign, cfg, opts, NULL, 0,
+					 sum);
 }

@@ -77,13 +77,17 @@ static void family_names(const struct predict_env *env,
 		lk_strv_push(out, f->name);
 }
 
-/* Every name available here, for the default list and messages. */
-static void available(const struct predict_env *env, struct lk_strv *out)
+/* Every name available here: the default list, or (with extras, the
+ * caller's families, made only on request) for messages. */
+static void available(const struct predict_env *env, int extras,
+		      struct lk_strv *out)
 {
 	size_t i;
 
 	for (i = 0; i < LK_ARRAY_SIZE(families); i++)
 		family_names(env, &families[i], out);
+	for (i = 0; extras && i < env->st->nextra; i++)
+		env->st->extra[i].names(env->st->extra[i].arg, out);
 	for (i = 0; i < env->cfg->nadapters; i++)
 		lk_strv_push(out, env->cfg->adapters[i].name);
 }
@@ -120,6 +124,41 @@ static int make_one(const struct predict_env *env, const char *name,
 	for (i = 0; ret == 1 && i < env->cfg->nadapters; i++)
 		if (!strcmp(env->cfg->adapters[i].name, name))
 			return make_adapter(env, &env->cfg->adapters[i], out);
+	/* The caller's families last: asking them may open a store. */
+	for (i = 0; ret == 1 && i < env->st->nextra; i++) {
+		const struct lk_predict_family *f = &env->st->extra[i];
+
+		f->names(f->arg, &names);
+		for (k = 0; k < names.n; k++)
+			if (!strcmp(names.v[k], name)) {
+				ret = f->make(env->ctx, f->arg, name, out);
+				break;
+			}
+		lk_strv_release(&names);
+	}
+	return ret;
+}
+
+/* A name no tool offers: an extra family's reason it cannot run here,
+ * said at the tools: line (a command line's --tool has line 0), else
+ * 1. */
+static int missing_tool(const struct predict_env *env, const char *name,
+			long line)
+{
+	const struct lk_predict_setup *st = env->st;
+	size_t i;
+	char *why;
+	int ret = 1;
+
+	for (i = 0; ret == 1 && i < st->nextra; i++)
+		if (st->extra[i].missing)
+			ret = st->extra[i].missing(env->ctx, st->extra[i].arg,
+						   name);
+	if (ret == 1 || !st->config_path || line <= 0)
+		return ret;
+	why = lk_strdup(env->ctx->msg);
+	ret = lk_error_at(env->ctx, ret, st->config_path, line, "%s", why);
+	free(why);
 	return ret;
 }
 
@@ -130,7 +169,7 @@ static int unknown_tool(const struct predict_env *env, const char *name,
 	char *list;
 	int ret;
 
-	available(env, &names);
+	available(env, 1, &names);
 	list = names.n ? lk_strv_join(&names, ", ") : lk_strdup("none");
 	ret = lk_error_at(env->ctx, LK_EINPUT, env->st->config_path
 			  ? env->st->config_path : "--tool",
@@ -151,7 +190,7 @@ static void requested(const struct predict_env *env, struct lk_strv *out)
 	size_t i, k;
 
 	if (!want->n) {
-		available(env, out);
+		available(env, 0, out);
 		return;
 	}
 	for (i = 0; i < want->n; i++) {
@@ -235,6 +274,9 @@ static int make_all(struct predict_env *env, const struct lk_strv *names,
 	*out = lk_calloc(names->n ? names->n : 1, sizeof(**out));
 	for (i = 0; !ret && i < names->n; i++) {
 		ret = make_one(env, names->v[i], &(*out)[*n]);
+		if (ret == 1)
+			ret = missing_tool(env, names->v[i],
+					   tool_line(env, names->v[i]));
 		if (ret == 1)
 			ret = unknown_tool(env, names->v[i],
 					   tool_line(env, names->v[i]));
