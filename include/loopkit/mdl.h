@@ -241,6 +241,10 @@ struct lk_mdl_extraction {
 	struct lk_mdl mdl;
 	/* Static metrics (also in mdl.meta). */
 	long unroll, lanes, spill_fill, carried, other_ops, split;
+	/* The longest accumulation chain carried from one iteration of
+	 * the compiled loop to the next: its adds (or subtracts) and its
+	 * FMAs per iteration (meta chain_add, chain_fma when not 0). */
+	long chain_add, chain_fma;
 };
 
 /*
@@ -341,6 +345,12 @@ struct lk_mdl_prediction {
 	struct lk_mdl_knn_step *steps;
 	size_t *step_ukernel;        /* sum: the µkernel of each step */
 	size_t nsteps;
+	/* The latency bound of the loop-carried accumulation chain: its
+	 * adds and FMAs per compiled iteration (meta chain_add, chain_fma)
+	 * times the database's latencies, over meta.unroll; 0 when m has
+	 * no chain or the database no latency. value is the larger of
+	 * the k-NN's (knn) and the bound. */
+	double knn, bound;
 };
 
 /*
@@ -348,7 +358,9 @@ struct lk_mdl_prediction {
  * (lk_store_mdl_db_get): the k-NN over the seeds that have a value at
  * that level, on the joint features or summed over the µkernels. This
  * is the entry point for any loop turned into MDL (a binary's loop goes
- * through extraction first). LK_EINPUT when m has no features (see
+ * through extraction first). A loop-carried accumulation chain (meta
+ * chain_add, chain_fma) bounds it from below with the database's
+ * latencies (out->bound). LK_EINPUT when m has no features (see
  * lk_mdl_features) or db has no value at level. Release *out with
  * lk_mdl_prediction_release.
  */
@@ -371,12 +383,27 @@ enum lk_mdl_explore {
 	LK_MDL_EXPLORE_MINIMAL,   /* unroll 8, bundles 1 everywhere */
 };
 
+/*
+ * The latency benchmarks a database also measures (at L1, whatever its
+ * levels): a chain of dependent scalar double-precision adds, multiplies
+ * and (on a CPU with FMA) fused multiply-adds, stored as the values of
+ * the pseudo-seeds "latency:add", "latency:mul", "latency:fma" in
+ * cycles per operation. Prediction bounds a loop by its loop-carried
+ * accumulation chains with them (lk_mdl_predict).
+ */
+enum lk_mdl_latency { LK_MDL_LAT_NONE, LK_MDL_LAT_ADD, LK_MDL_LAT_MUL,
+		      LK_MDL_LAT_FMA, LK_MDL_NLAT };
+/* "latency:add", ...; NULL for LK_MDL_LAT_NONE. */
+const char *lk_mdl_latency_name(enum lk_mdl_latency op);
+
 struct lk_mdl_db_unit {
-	size_t seed;
+	size_t seed;             /* SIZE_MAX for a latency unit */
 	enum lk_mdl_level level;
 	int unroll, bundles;
-	long iterations;         /* canonical iterations per step */
+	long iterations;         /* canonical iterations (or chained
+				    operations) per step */
 	int64_t variant_id;
+	enum lk_mdl_latency latency;   /* a latency benchmark, or NONE */
 };
 
 struct lk_mdl_db_seed {

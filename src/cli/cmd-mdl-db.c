@@ -334,6 +334,14 @@ static void show_table(const struct lk_mdl_db_row *db)
 		}
 		printf("\n");
 	}
+	for (j = 0, k = 0; j < db->nperf; j++)
+		if (!strncmp(db->perf[j].seed, "latency:", 8) &&
+		    db->perf[j].has_value)
+			printf("%s%s %.4g", k++ ? ", " : "# cycles per dependent "
+			       "operation: ", db->perf[j].seed + 8,
+			       db->perf[j].value);
+	if (k)
+		printf("\n");
 }
 
 static void csv_rows(const struct lk_mdl_db_row *db, int *header)

@@ -84,6 +84,8 @@ static void print_text(const char *file, const struct lk_mdl_db_row *db,
 	if (unroll)
 		printf(", %.6g per loop iteration (unroll %ld)",
 		       p->value * (double)unroll, unroll);
+	if (p->bound > 0)
+		printf("; k-NN %.6g, carried chain %.6g", p->knn, p->bound);
 	printf("\n");
 	for (i = 0; trace && i < p->nsteps; i++)
 		printf("  step %zu: µkernel %zu order %d seed %s scale %.6g "
@@ -106,9 +108,10 @@ static void print_json(const struct lk_mdl_db_row *db,
 		       p->value * (double)unroll, p->value);
 	printf("\"level\": \"%s\", \"value\": %.17g, \"unit\": "
 	       "\"cycles/iter\", \"source\": \"tsc-calibrated\", "
-	       "\"residual\": %.17g, \"seeds\": %zu, \"trace\": [",
+	       "\"residual\": %.17g, \"seeds\": %zu, \"knn\": %.17g, "
+	       "\"chain_bound\": %.17g, \"trace\": [",
 	       lk_mdl_level_name(p->level), p->value,
-	       p->residual, p->seeds);
+	       p->residual, p->seeds, p->knn, p->bound);
 	for (i = 0; i < p->nsteps; i++)
 		printf("%s{\"ukernel\": %zu, \"order\": %d, \"seed\": \"%s\", "
 		       "\"scale\": %.17g, \"residual\": %.17g}", i ? ", " : "",

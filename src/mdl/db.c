@@ -188,7 +188,10 @@ static int record_unit(struct lk_ctx *ctx, struct lk_store *s,
 		       int64_t campaign, const struct lk_mdl_db_plan *p,
 		       struct lk_mdl_db_unit *u)
 {
-	const struct lk_mdl_db_seed *seed = &p->seeds[u->seed];
+	const struct lk_mdl_db_seed *seed = u->latency ? NULL
+						       : &p->seeds[u->seed];
+	const char *name = u->latency ? lk_mdl_latency_name(u->latency)
+				      : seed->name;
 	struct lk_mdl_concrete_opts o;
 	struct lk_buf c = LK_BUF_INIT;
 	char src_hash[LK_HASH_HEX], num[3][24];
@@ -199,14 +202,16 @@ static int record_unit(struct lk_ctx *ctx, struct lk_store *s,
 	o.level = u->level;
 	o.unroll = u->unroll;
 	o.bundles = u->bundles;
-	o.source = seed->name;
-	if ((ret = lk_mdl_concretize(ctx, &seed->mdl, p->machine, &o, &c)) ||
-	    (ret = mdl_store_object(ctx, s, &c, src_hash, &path)))
+	o.source = name;
+	ret = u->latency ? mdl_latency_source(p->machine, u->latency, &c)
+			 : lk_mdl_concretize(ctx, &seed->mdl, p->machine, &o,
+					     &c);
+	if (ret || (ret = mdl_store_object(ctx, s, &c, src_hash, &path)))
 		goto out;
 	u->iterations = header_iterations(&c);
 	if (u->iterations <= 0) {
 		ret = lk_error(ctx, LK_EINTERNAL, "%s: no iterations-per-step "
-			       "in the generated header", seed->path);
+			       "in the generated header", name);
 		goto out;
 	}
 	snprintf(num[0], sizeof(num[0]), "%d", u->unroll);
@@ -214,7 +219,7 @@ static int record_unit(struct lk_ctx *ctx, struct lk_store *s,
 	snprintf(num[2], sizeof(num[2]), "%ld", u->iterations);
 	{
 		const struct lk_param params[] = {
-			{"seed", seed->name}, {"isa", p->machine->name},
+			{"seed", name}, {"isa", p->machine->name},
 			{"level", lk_mdl_level_name(u->level)},
 			{"unroll", num[0]}, {"bundles", num[1]},
 			{"iterations-per-step", num[2]}};
@@ -234,15 +239,31 @@ static void add_unit(struct lk_mdl_db_plan *p, size_t *alloc, size_t seed,
 {
 	LK_GROW(p->units, p->nunits + 1, *alloc);
 	p->units[p->nunits++] = (struct lk_mdl_db_unit){seed, level, unroll,
-							 bundles, 0, 0};
+							 bundles, 0, 0,
+							 LK_MDL_LAT_NONE};
+}
+
+/* The latency units: add and mul, and fma where the CPU has it. */
+static void plan_latency(struct lk_mdl_db_plan *p, size_t *alloc)
+{
+	int op;
+
+	for (op = LK_MDL_LAT_ADD; op < LK_MDL_NLAT; op++) {
+		if (op == LK_MDL_LAT_FMA && !__builtin_cpu_supports("fma"))
+			continue;
+		add_unit(p, alloc, SIZE_MAX, LK_MDL_L1, 1, 1);
+		p->units[p->nunits - 1].latency = op;
+	}
 }
 
 /* Phase 0: every (unroll, bundles) at L1 (default) or at every level
- * (full); (8, 1) at every level (minimal). */
+ * (full); (8, 1) at every level (minimal); the latency units. */
 static void plan_phase0(struct lk_mdl_db_plan *p, size_t *alloc)
 {
 	size_t s, i, j;
 	int l;
+
+	plan_latency(p, alloc);
 
 	for (s = 0; s < p->nseeds; s++)
 		for (l = LK_MDL_L1; l <= LK_MDL_RAM; l++) {
@@ -292,7 +313,7 @@ static int plan_phase1(struct lk_ctx *ctx, struct lk_store *s,
 	int l, ret = 0;
 
 	for (i = 0; !ret && i < nl1; i++) {
-		struct lk_run_figure fig;
+		struct lk_run_figure fig = {0};
 		double v;
 
 		if (p->units[i].seed != seed || p->units[i].level != LK_MDL_L1)
@@ -348,17 +369,19 @@ int lk_mdl_db_record(struct lk_ctx *ctx, struct lk_store *s,
 
 static void keep_best(struct lk_ctx *ctx, struct lk_store *s,
 		      const struct lk_mdl_db_plan *p, size_t seed,
-		      enum lk_mdl_level level, struct lk_mdl_perf_row *r)
+		      enum lk_mdl_latency latency, enum lk_mdl_level level,
+		      struct lk_mdl_perf_row *r)
 {
 	size_t i;
 
 	for (i = 0; i < p->nunits; i++) {
 		const struct lk_mdl_db_unit *u = &p->units[i];
-		struct lk_run_figure fig;
+		struct lk_run_figure fig = {0};
 		double v;
 
-		if (u->seed != seed || u->level != level ||
-		    unit_value(ctx, s, u, &v, &fig) || v <= 0) {
+		if (u->seed != seed || u->latency != latency ||
+		    u->level != level || unit_value(ctx, s, u, &v, &fig) ||
+		    v <= 0) {
 			lk_run_figure_release(&fig);
 			continue;
 		}
@@ -377,15 +400,18 @@ static void keep_best(struct lk_ctx *ctx, struct lk_store *s,
 	}
 }
 
+/* A seed's value at a level, or (seed SIZE_MAX) a latency's at L1. */
 static void collect_level(struct lk_ctx *ctx, struct lk_store *s,
 			  const struct lk_mdl_db_plan *p, size_t seed,
-			  enum lk_mdl_level level, struct lk_mdl_perf_row *r)
+			  enum lk_mdl_latency latency, enum lk_mdl_level level,
+			  struct lk_mdl_perf_row *r)
 {
 	memset(r, 0, sizeof(*r));
-	r->seed = lk_strdup(p->seeds[seed].name);
+	r->seed = lk_strdup(latency ? lk_mdl_latency_name(latency)
+				    : p->seeds[seed].name);
 	r->level = lk_strdup(lk_mdl_level_name(level));
-	r->unit = lk_strdup("cycles/iter");
-	keep_best(ctx, s, p, seed, level, r);
+	r->unit = lk_strdup(latency ? "cycles/op" : "cycles/iter");
+	keep_best(ctx, s, p, seed, latency, level, r);
 	if (!r->source)
 		r->source = lk_strdup("");
 	r->flags = lk_strdup(!r->has_value ? "not-measured" :
@@ -417,8 +443,9 @@ static void db_identity(const struct lk_mdl_db_plan *p, const char *method,
 
 	out->isa = lk_strdup(p->machine->name);
 	out->levels = levels_text(p->levels);
-	out->params = lk_asprintf("explore=%s seeds=%zu method=%s",
+	out->params = lk_asprintf("explore=%s seeds=%zu latency=%d method=%s",
 				  explore_names[p->explore], p->nseeds,
+				  __builtin_cpu_supports("fma") ? 3 : 2,
 				  method);
 	lk_hash_init(&h);
 	lk_hash_add_str(&h, out->isa);
@@ -444,7 +471,8 @@ int lk_mdl_db_collect(struct lk_ctx *ctx, struct lk_store *s,
 	out->machine = lk_strdup("");
 	out->campaign_id = campaign;
 	out->seeds = lk_calloc(p->nseeds + 1, sizeof(*out->seeds));
-	out->perf = lk_calloc(p->nseeds * 4 + 1, sizeof(*out->perf));
+	out->perf = lk_calloc(p->nseeds * 4 + LK_MDL_NLAT,
+			      sizeof(*out->perf));
 	for (i = 0; i < p->nseeds; i++) {
 		struct lk_mdl_seed_row *r = &out->seeds[i];
 
@@ -454,8 +482,13 @@ int lk_mdl_db_collect(struct lk_ctx *ctx, struct lk_store *s,
 		memcpy(r->features, p->seeds[i].f, sizeof(r->features));
 		for (l = LK_MDL_L1; l <= LK_MDL_RAM; l++)
 			if ((p->levels >> l) & 1)
-				collect_level(ctx, s, p, i, l, &out->perf[n++]);
+				collect_level(ctx, s, p, i, LK_MDL_LAT_NONE, l,
+					      &out->perf[n++]);
 	}
+	for (i = 0; i < p->nunits; i++)
+		if (p->units[i].latency)
+			collect_level(ctx, s, p, SIZE_MAX, p->units[i].latency,
+				      LK_MDL_L1, &out->perf[n++]);
 	out->nseeds = p->nseeds;
 	out->nperf = n;
 	lk_ctx_clear(ctx);

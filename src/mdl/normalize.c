@@ -691,6 +691,28 @@ static void ukernels_of(struct lk_mdl *m, const struct canon *c,
 	}
 }
 
+/* The longest accumulation chain (mdl_x_chains marked its nodes): the
+ * one with the most operations, then the most FMAs. */
+static void longest_chain(const struct xloop *x, long *add, long *fma)
+{
+	size_t p, n;
+
+	*add = *fma = 0;
+	for (p = 1; p < x->nnodes; p++) {
+		long a = 0, f = 0;
+
+		if (x->nodes[p].kind != XN_PHI)
+			continue;
+		for (n = 1; n < x->nnodes; n++)
+			if (x->nodes[n].kind == XN_OP && x->nodes[n].chain == p)
+				x->nodes[n].op == LK_OPC_FMA ? f++ : a++;
+		if (a + f > *add + *fma || (a + f == *add + *fma && f > *fma)) {
+			*add = a;
+			*fma = f;
+		}
+	}
+}
+
 static void metrics(struct lk_mdl *m, const struct canon *c, const char *source,
 		    struct lk_mdl_extraction *out)
 {
@@ -717,6 +739,13 @@ static void metrics(struct lk_mdl *m, const struct canon *c, const char *source,
 	if (c->x->remat)
 		meta_add(m, "remat", LK_MDL_INT,
 			 lk_asprintf("%ld", c->x->remat));
+	longest_chain(c->x, &out->chain_add, &out->chain_fma);
+	if (out->chain_add)
+		meta_add(m, "chain_add", LK_MDL_INT,
+			 lk_asprintf("%ld", out->chain_add));
+	if (out->chain_fma)
+		meta_add(m, "chain_fma", LK_MDL_INT,
+			 lk_asprintf("%ld", out->chain_fma));
 	if (bytes)
 		meta_add(m, "flop_per_byte", LK_MDL_DEC,
 			 decimal((double)(add + mul) / (double)bytes));

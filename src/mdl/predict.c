@@ -79,6 +79,45 @@ static int predict_part(struct lk_ctx *ctx, const char *file,
 	return 0;
 }
 
+/* A whole-number meta value of m, 0 when absent. */
+static long meta_long(const struct lk_mdl *m, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < m->nmeta; i++)
+		if (m->meta[i].kind == LK_MDL_INT && !strcmp(m->meta[i].key, key))
+			return strtol(m->meta[i].text, NULL, 10);
+	return 0;
+}
+
+/* The database's latency of op (cycles per operation), 0 if none. */
+static double latency(const struct lk_mdl_db_row *db, enum lk_mdl_latency op)
+{
+	const char *name = lk_mdl_latency_name(op);
+	size_t i;
+
+	for (i = 0; i < db->nperf; i++)
+		if (db->perf[i].has_value && !strcmp(db->perf[i].seed, name))
+			return db->perf[i].value;
+	return 0;
+}
+
+/* Cycles per canonical iteration of m's carried chain, 0 if unknown. */
+static double chain_bound(const struct lk_mdl_db_row *db,
+			  const struct lk_mdl *m)
+{
+	long add = meta_long(m, "chain_add"), fma = meta_long(m, "chain_fma");
+	long unroll = meta_long(m, "unroll");
+	double a = latency(db, LK_MDL_LAT_ADD), f = latency(db, LK_MDL_LAT_FMA);
+
+	if (!f)
+		f = a;        /* a CPU without FMA has no FMA chain */
+	if ((add && !a) || (fma && !f))
+		return 0;
+	return ((double)add * a + (double)fma * f) /
+	       (double)(unroll > 0 ? unroll : 1);
+}
+
 int lk_mdl_predict(struct lk_ctx *ctx, const struct lk_mdl_db_row *db,
 		   const char *file, const struct lk_mdl *m,
 		   enum lk_mdl_level level,
@@ -108,9 +147,15 @@ int lk_mdl_predict(struct lk_ctx *ctx, const struct lk_mdl_db_row *db,
 				   out->seeds, o, out);
 	free(seeds);
 	free(index);
-	if (ret)
+	if (ret) {
 		lk_mdl_prediction_release(out);
-	return ret;
+		return ret;
+	}
+	out->knn = out->value;
+	out->bound = chain_bound(db, m);
+	if (out->bound > out->value)
+		out->value = out->bound;
+	return 0;
 }
 
 void lk_mdl_prediction_release(struct lk_mdl_prediction *p)

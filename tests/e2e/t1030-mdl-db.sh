@@ -9,9 +9,13 @@
 cd "$TMPD"
 seeds=L1S0,L2S0,L1S0A1M1
 build="$LOOPKIT mdl db build --isa scalar --levels L1,RAM --explore minimal -q"
+# The latency units: add and mul, and fma on a CPU that has it.
+lat=2
+grep -qw fma /proc/cpuinfo && lat=3
+u=$((6 + lat)) u12=$((12 + lat))
 
 $build -o d --seeds $seeds >build1.out || fail "build: $(cat build1.out)"
-grep -q '^mdl-db:scalar: 3 seeds, 6 units (6 variants), 6 measured now, 0 stored earlier, 0 not ok; database [0-9a-f]\{12\}' \
+grep -q "^mdl-db:scalar: 3 seeds, $u units ($u variants), $u measured now, 0 stored earlier, 0 not ok; database [0-9a-f]\{12\}" \
 	build1.out || fail "first build: $(cat build1.out)"
 "$LOOPKIT" mdl db export -o d >db1.csv || fail "export"
 "$LOOPKIT" mdl db show -o d >show.txt || fail "show"
@@ -39,7 +43,7 @@ PY
 runs() { sqlite3 "$1/store.db" 'SELECT count(*) FROM runs'; }
 n1=$(runs d)
 $build -o d --seeds $seeds >build2.out || fail "rerun: $(cat build2.out)"
-grep -q ' 0 measured now, 6 stored earlier, 0 not ok' build2.out ||
+grep -q " 0 measured now, $u stored earlier, 0 not ok" build2.out ||
 	fail "rerun: $(cat build2.out)"
 [ "$(runs d)" = "$n1" ] || fail "rerun added runs: $n1 -> $(runs d)"
 "$LOOPKIT" mdl db export -o d >db2.csv
@@ -66,6 +70,31 @@ grep -q '^L1 .*cycles/iter (tsc-calibrated' trace.txt || fail "$(cat trace.txt)"
 grep -q '^  step 1: .* seed L1S0A1M1 scale 1 residual 0$' trace.txt ||
 	fail "trace: $(cat trace.txt)"
 
+# The latencies: a dependent add takes at least a cycle; a dot product's
+# single accumulator bounds it by that latency per iteration, its
+# four-accumulator version by a quarter of it.
+grep -q '^# cycles per dependent operation: add [0-9.]*, ' show.txt ||
+	fail "show: no latency: $(cat show.txt)"
+A=$SRC/tests/data/mdl/asm
+"$LOOPKIT" mdl predict "$A/dot.s" -o d --isa scalar --level L1 --json \
+	>dot.json || fail "predict dot: $(cat dot.json)"
+"$LOOPKIT" mdl predict "$A/dot-x4.s" -o d --isa scalar --level L1 --json \
+	>dot4.json || fail "predict dot-x4: $(cat dot4.json)"
+"$LOOPKIT" mdl db show -o d --json >show.json
+python3 - show.json dot.json dot4.json <<'PY' || fail "latency bound"
+import json, sys
+db = json.load(open(sys.argv[1]))[0]
+lat = {v["seed"]: v["value"] for v in db["values"] if v["seed"].startswith("latency:")}
+assert lat["latency:add"] >= 0.9 and lat["latency:mul"] >= 0.9, lat
+one = json.load(open(sys.argv[2]))["predictions"][0]
+four = json.load(open(sys.argv[3]))["predictions"][0]
+assert abs(one["chain_bound"] - lat["latency:add"]) < 1e-9, (one, lat)
+assert one["value"] == max(one["knn"], one["chain_bound"]), one
+assert abs(four["chain_bound"] - lat["latency:add"] / 4) < 1e-9, four
+print("add latency %.3g, dot %.3g, dot-x4 %.3g cycles per iteration" % (
+    lat["latency:add"], one["value"], four["value"]))
+PY
+
 # kill -9 in the middle of a build, then a rerun finishes the rest.
 $build -o k --seeds $seeds --levels L1,L2,L3,RAM >kill.out 2>&1 &
 pid=$!
@@ -79,13 +108,13 @@ done
 kill -9 $pid
 wait $pid 2>/dev/null || true
 done_before=$(runs k)
-[ "$done_before" -lt 12 ] || fail "the build had finished: $done_before runs"
+[ "$done_before" -lt $u12 ] || fail "the build had finished: $done_before runs"
 $build -o k --seeds $seeds --levels L1,L2,L3,RAM >resume.out ||
 	fail "resume: $(cat resume.out)"
-sed -n 's/.* 12 units (12 variants), \([0-9]*\) measured now, \([0-9]*\) stored earlier, 0 not ok.*/\1 \2/p' \
+sed -n "s/.* $u12 units ($u12 variants), \([0-9]*\) measured now, \([0-9]*\) stored earlier, 0 not ok.*/\1 \2/p" \
 	resume.out >counts
 read now earlier <counts || fail "resume: $(cat resume.out)"
-[ "$earlier" -ge "$done_before" ] && [ $((now + earlier)) = 12 ] ||
+[ "$earlier" -ge "$done_before" ] && [ $((now + earlier)) = $u12 ] ||
 	fail "resume measured $now, kept $earlier of $done_before: $(cat resume.out)"
 "$LOOPKIT" mdl db export -o k | grep -c ',tsc-calibrated,' | grep -qx 12 ||
 	fail "resumed database: $("$LOOPKIT" mdl db export -o k)"
