@@ -734,11 +734,12 @@ void lk_verdict_row_release(struct lk_verdict_row *v);
  * levels, exploration, method). Its benchmarks are ordinary variants of
  * the campaign "mdl-db:<isa>"; these tables keep what the k-NN needs. */
 
-#define LK_MDL_NFEATURES 5
+#define LK_MDL_NFEATURES 6
 
 struct lk_mdl_seed_row {
 	char *name, *kind, *mdl;            /* mdl: the seed's text */
-	double features[LK_MDL_NFEATURES];  /* load/S, store/S, S, add, mul */
+	double features[LK_MDL_NFEATURES];  /* load/S, store/S, S, add, mul,
+					       far streams */
 };
 
 /* A seed's value at one level: the minimum over its variants. */

@@ -309,15 +309,15 @@ static void show_table(const struct lk_mdl_db_row *db)
 	printf("# %s database %.12s (%s), %s: tsc-calibrated cycles per "
 	       "canonical iteration\n", db->isa, db->hash, db->machine,
 	       db->params);
-	printf("%-18s %6s %6s %4s %4s %4s %10s %10s %10s %10s\n", "seed",
-	       "load/S", "store/S", "S", "add", "mul", "L1", "L2", "L3",
-	       "RAM");
+	printf("%-18s %6s %6s %4s %4s %4s %4s %10s %10s %10s %10s\n",
+	       "seed", "load/S", "store/S", "S", "add", "mul", "far", "L1",
+	       "L2", "L3", "RAM");
 	for (i = 0; i < db->nseeds; i++) {
 		const struct lk_mdl_seed_row *r = &db->seeds[i];
 
-		printf("%-18s %6.3g %7.3g %4g %4g %4g", r->name,
+		printf("%-18s %6.3g %7.3g %4g %4g %4g %4g", r->name,
 		       r->features[0], r->features[1], r->features[2],
-		       r->features[3], r->features[4]);
+		       r->features[3], r->features[4], r->features[5]);
 		for (k = 0; k < 4; k++) {
 			const char *cell = "-";
 			char num[32];
@@ -350,7 +350,7 @@ static void csv_rows(const struct lk_mdl_db_row *db, int *header)
 
 	if (!*header)
 		printf("isa,database,seed,kind,f_load,f_store,f_streams,f_add,"
-		       "f_mul,level,value,unit,source,best_unroll,"
+		       "f_mul,f_far,level,value,unit,source,best_unroll,"
 		       "best_bundles,spread,variants,flags\n");
 	*header = 1;
 	for (j = 0; j < db->nperf; j++) {
@@ -362,10 +362,10 @@ static void csv_rows(const struct lk_mdl_db_row *db, int *header)
 				r = &db->seeds[i];
 		if (!r)
 			continue;
-		printf("%s,%.12s,%s,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%s,",
+		printf("%s,%.12s,%s,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%s,",
 		       db->isa, db->hash, r->name, r->kind, r->features[0],
 		       r->features[1], r->features[2], r->features[3],
-		       r->features[4], p->level);
+		       r->features[4], r->features[5], p->level);
 		if (p->has_value)
 			printf("%.17g", p->value);
 		printf(",%s,%s,%ld,%ld,%.6g,%ld,%s\n", p->unit, p->source,

@@ -443,8 +443,10 @@ static void db_identity(const struct lk_mdl_db_plan *p, const char *method,
 
 	out->isa = lk_strdup(p->machine->name);
 	out->levels = levels_text(p->levels);
-	out->params = lk_asprintf("explore=%s seeds=%zu latency=%d method=%s",
+	out->params = lk_asprintf("explore=%s seeds=%zu features=%d "
+				  "latency=%d method=%s",
 				  explore_names[p->explore], p->nseeds,
+				  LK_MDL_NFEATURES,
 				  __builtin_cpu_supports("fma") ? 3 : 2,
 				  method);
 	lk_hash_init(&h);

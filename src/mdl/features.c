@@ -2,7 +2,9 @@
  * The k-NN's feature vector of a description (doc/loopkit-mdl.md,
  * "predict"): loads and stores per stream, streams, adds and muls, in
  * elements per canonical iteration, so that coalescing (one 24-byte
- * access = three 8-byte ones) does not change them.
+ * access = three 8-byte ones) does not change them; and the streams
+ * whose stride is a cache line or more (each access a new line: the
+ * seeds' unit strides do not tell what those cost out of L1).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -56,10 +58,14 @@ static int value_of(struct lk_ctx *ctx, const char *file,
 			file, v->name);
 }
 
+/* A stride of at least a cache line: each access a new line. */
+#define FAR_STRIDE 64
+
 struct tally {
 	long long in_bytes, out_bytes, add, mul;
 	int elem;                   /* 8, or 4 when a size needs it */
-	unsigned char *flows;       /* by flow index: accessed */
+	unsigned char *flows;       /* by flow index: accessed (bit 0),
+				       with a far stride (bit 1) */
 };
 
 static int tally_accesses(struct lk_ctx *ctx, const char *file,
@@ -67,13 +73,16 @@ static int tally_accesses(struct lk_ctx *ctx, const char *file,
 			  const struct lk_mdl_access *a, size_t n,
 			  long long *bytes, struct tally *t)
 {
-	long long size;
+	long long size, stride;
 	size_t i;
 	int ret;
 
 	for (i = 0; i < n; i++) {
-		if ((ret = value_of(ctx, file, m, &a[i].size, &size)))
+		if ((ret = value_of(ctx, file, m, &a[i].size, &size)) ||
+		    (ret = value_of(ctx, file, m, &a[i].stride, &stride)))
 			return ret;
+		if (stride >= FAR_STRIDE || stride <= -FAR_STRIDE)
+			t->flows[a[i].flow] |= 2;
 		if (size <= 0 || size % 4)
 			return lk_error(ctx, LK_EINPUT, "%s: flow %s: size %lld "
 					"is not a whole number of 4- or 8-byte "
@@ -82,7 +91,7 @@ static int tally_accesses(struct lk_ctx *ctx, const char *file,
 		if (size % 8)
 			t->elem = 4;
 		*bytes += size;
-		t->flows[a[i].flow] = 1;
+		t->flows[a[i].flow] |= 1;
 	}
 	return 0;
 }
@@ -112,10 +121,12 @@ static int tally_ukernel(struct lk_ctx *ctx, const char *file,
 static void to_features(const struct lk_mdl *m, const struct tally *t,
 			double *f)
 {
-	size_t i, streams = 0;
+	size_t i, streams = 0, far = 0;
 
-	for (i = 0; i < m->nflows; i++)
-		streams += t->flows[i];
+	for (i = 0; i < m->nflows; i++) {
+		streams += t->flows[i] & 1;
+		far += t->flows[i] >> 1;
+	}
 	memset(f, 0, LK_MDL_NFEATURES * sizeof(*f));
 	if (streams) {
 		f[0] = (double)(t->in_bytes / t->elem) / (double)streams;
@@ -124,6 +135,7 @@ static void to_features(const struct lk_mdl *m, const struct tally *t,
 	f[2] = (double)streams;
 	f[3] = (double)t->add;
 	f[4] = (double)t->mul;
+	f[5] = (double)far;
 }
 
 int lk_mdl_features(struct lk_ctx *ctx, const char *file,

@@ -94,9 +94,10 @@ int lk_store_mdl_db_put(struct lk_ctx *ctx, struct lk_store *s,
 			const struct lk_mdl_db_row *db, int64_t *id)
 {
 	struct store_rows seeds = {
-		"INSERT INTO mdl_seeds VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
-		" ?8, ?9)", 0, "MDL database", "seed", db->seeds, db->nseeds,
-		bind_seed, seed_name};
+		"INSERT INTO mdl_seeds (db_id, name, kind, mdl, f_load,"
+		" f_store, f_streams, f_add, f_mul, f_far) VALUES (?1, ?2,"
+		" ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)", 0, "MDL database",
+		"seed", db->seeds, db->nseeds, bind_seed, seed_name};
 	struct store_rows perf = {
 		"INSERT INTO mdl_seed_perf VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
 		" ?7, ?8, ?9, ?10, ?11, ?12)", 0, "MDL database",
@@ -167,7 +168,8 @@ static int read_seeds(struct lk_ctx *ctx, struct lk_store *s,
 	size_t alloc = 0;
 	int k, rc, ret = store_prepare(ctx, s, "SELECT name, kind, mdl,"
 				       " f_load, f_store, f_streams, f_add,"
-				       " f_mul FROM mdl_seeds WHERE db_id ="
+				       " f_mul, f_far FROM mdl_seeds WHERE"
+				       " db_id ="
 				       " ?1 ORDER BY name", &st);
 
 	if (ret)

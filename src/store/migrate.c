@@ -327,6 +327,7 @@ static const char migration_8[] =
  * innermost loops at each level, MDL's prediction beside the replay and
  * llvm-mca's figure; a refused loop has one row with level ''. The
  * replays are ordinary variants of the campaign <campaign>:mdl-replay.
+ * And the seeds' sixth feature.
  */
 static const char migration_9[] =
 	"CREATE TABLE mdl_evals ("
@@ -348,7 +349,10 @@ static const char migration_9[] =
 	" mca_tool TEXT NOT NULL,"
 	" db_hash TEXT NOT NULL,"
 	" replay_variant_id INTEGER REFERENCES variants(id) ON DELETE SET NULL,"
-	" PRIMARY KEY (campaign_id, variant_id, loop, level)) WITHOUT ROWID;";
+	" PRIMARY KEY (campaign_id, variant_id, loop, level)) WITHOUT ROWID;"
+	/* The sixth k-NN feature: streams of a stride of a cache line or
+	 * more (0 for the databases stored before it). */
+	"ALTER TABLE mdl_seeds ADD COLUMN f_far REAL NOT NULL DEFAULT 0;";
 
 /* Append only. Entry i takes the schema from version i to i + 1. */
 static const char *const migrations[] = {

@@ -4,7 +4,9 @@
 # says its kind in Meta:, and its body is checked against it): 6
 # one-stream, 30 load/store combinations (L >= 1, S <= 4, L + S <= 8, one
 # 8-byte element per stream, stride 8), 10 synthetic arithmetic (the
-# notes' grid, flat), 10 kernel-like (with arithmetic). seed:NAME finds a seed through the
+# notes' grid, flat), 10 kernel-like (with arithmetic), and loopkit's
+# 6 far-stream seeds (a load stream of stride 512 with unit-stride
+# ones). seed:NAME finds a seed through the
 # compiled-in share path, and LOOPKIT_SHARE_DIR overrides it.
 . tests/e2e/lib.sh
 seeds="$SRC/share/mdl/seeds"
@@ -54,12 +56,16 @@ for path in sys.argv[1:]:
     elif k == "arithmetic":
         assert ops > 0 and one_each and loop is d["body"], path
         arith.add("L%dS%dA%dM%d" % (L, S, u["add"], u["mul"]))
+    elif k == "far-stream":
+        far = [a for a in acc if a["stride"] >= 64]
+        assert ops == 0 and 1 <= len(far) == len({a["flow"] for a in far}), path
+        assert all(a["stride"] == 8 for a in acc if a not in far), path
     else:
         assert k == "kernel" and ops > 0, path
     kinds[k] = kinds.get(k, 0) + 1
-assert len(sys.argv) - 1 == 56, len(sys.argv) - 1
+assert len(sys.argv) - 1 == 62, len(sys.argv) - 1
 assert kinds == {"one-stream": 6, "multi-stream": 30, "arithmetic": 10,
-                 "kernel": 10}, kinds
+                 "kernel": 10, "far-stream": 6}, kinds
 assert len(combos) == 30
 assert arith == {"L2S1A1M1", "L1S0A1M1", "L1S1A4M4", "L1S1A8M8", "L3S1A2M1",
                  "L2S0A4M4", "L1S1A16M0", "L4S1A4M2", "L2S2A2M4",
