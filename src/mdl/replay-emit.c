@@ -137,7 +137,7 @@ static void emit_prologue(const struct rp *p, struct lk_buf *out)
 }
 
 /* The loop's bytes; a RIP-relative displacement re-aimed at slot k of
- * the scratch data (64 bytes of ones each). */
+ * the scratch data (64 writable bytes of ones each). */
 static void emit_loop(struct rp *p, struct lk_buf *out)
 {
 	size_t i;
@@ -173,7 +173,7 @@ static void emit_epilogue(const struct rp *p, struct lk_buf *out)
 		    "\t\"pop %rbp\\n\"\n\t\"pop %rbx\\n\"\n\t\"ret\\n\"\n"
 		    "\t\".size lk_replay_kernel, .-lk_replay_kernel\\n\"\n");
 	if (p->nrip)
-		lk_buf_adds(out, "\t\".pushsection .rodata\\n\"\n"
+		lk_buf_adds(out, "\t\".pushsection .data\\n\"\n"
 			    "\t\".p2align 6\\n\"\n");
 	for (k = 0; k < p->nrip; k++)
 		lk_buf_addf(out, "\t\".Lrp_rip%zu:\\n\"\n\t\".rept %d\\n\"\n"

@@ -1,7 +1,9 @@
 # loopkit mdl replay: the hand-written loops of tests/data/mdl/asm re-run
 # verbatim at an L1 and a RAM working set with positive tsc-calibrated
-# figures, RAM >= L1 for the streaming triad; --dry-run shows the loop's
-# own bytes; the indirect, branchy and eight-stream loops are refused with
+# figures (dot-global's store to a global, RIP-relative, goes to a
+# writable scratch slot), RAM >= L1 for the streaming triad; --dry-run
+# shows the loop's own bytes; the indirect, branchy and eight-stream
+# loops are refused with
 # their reasons; a kernelified triad's replay at L1 is within 0.5x..2x
 # of the native measurement of the same binary (the ratio is printed);
 # mdl predict BINARY gives a positive figure from a tiny database; bad
@@ -33,7 +35,7 @@ grep -q '^/\* dry run: would record this file in campaign triad.s:mdl-replay' \
 [ ! -e loopkit.d ] || fail "dry run created a store"
 
 # L1 and RAM: positive, labelled, RAM >= L1 for the streaming triad.
-for t in triad triad-x4 stencil dot-x4 decreasing stride4 copy-spill; do
+for t in triad triad-x4 stencil dot-x4 decreasing stride4 copy-spill dot-global; do
 	for l in L1 RAM; do
 		eval "lv=\$$l"
 		"$LOOPKIT" mdl replay "$A/$t.s" $lv --json -o d >"$t.$l.json" ||
