@@ -183,10 +183,11 @@ struct perm_state {
 	const struct lk_forest *f;
 	const struct lk_dataset *d;
 	size_t m;           /* rows in this block */
+	size_t cells;       /* trees x block rows, the tables' stride */
 	uint32_t *leaf;     /* trees x block rows: the unshuffled leaves */
-	int32_t *start;     /* the same: first node testing fe, or -1 */
-	double *keep;       /* the same, two each: fe's values keeping it */
-	uint32_t *moved;    /* the same: the leaves with fe shuffled */
+	int32_t *start;     /* features x cells: first node testing it, or -1 */
+	double *keep;       /* the same, two each: its values keeping the path */
+	uint32_t *moved;    /* trees x block rows: the leaves, fe shuffled */
 	unsigned char *changed;  /* per block row: a leaf moved */
 	uint32_t *pend;     /* block rows whose walk a tree must redo */
 	double *base_sum;   /* per block row, nv each: the unshuffled sums */
@@ -194,40 +195,58 @@ struct perm_state {
 	double *base_pred, *prob;
 };
 
+/* Rows per block: the per-feature tables bound to BLOCK_CELLS cells. */
+static size_t perm_block_rows(const struct lk_forest *f, size_t nfeat)
+{
+	size_t m = BLOCK_CELLS / ((f->ntrees ? f->ntrees : 1) *
+				  (nfeat ? nfeat : 1));
+
+	return m ? m : 1;
+}
+
 /*
- * For feature fe, the first node of each row's path that tests it (the
- * path above it does not depend on fe, so a shuffle re-walks from there)
- * and the values (lo, hi] of fe that keep the whole path: a shuffled
- * value inside them reaches the same leaf without a walk.
+ * The unshuffled leaf of each row in each tree, and for every feature
+ * the first node of the row's path that tests it (the path above it does
+ * not depend on that feature, so a shuffle re-walks from there) and the
+ * values (lo, hi] of it that keep the whole path: a shuffled value inside
+ * them reaches the same leaf without a walk. One walk per row and tree.
  */
-static void first_tests(struct perm_state *s, size_t r0, size_t m, int fe)
+static void walk_paths(struct perm_state *s, size_t r0, size_t m)
 {
 	const struct lk_forest *f = s->f;
-	size_t t, i, nt = f->ntrees;
+	size_t t, i, fe, nf = s->d->nfeat, nt = f->ntrees;
 
 	for (t = 0; t < nt; t++) {
 		const struct lk_flat_node *nodes = f->flat[t].nodes;
 
 		for (i = 0; i < m; i++) {
 			const struct lk_flat_node *n = nodes;
-			size_t cell = t * m + i;
-			double lo = -INFINITY, hi = INFINITY;
+			size_t cell = t * m + i, at;
 
-			s->start[cell] = -1;
-			while (f->flat[t].n && n->feature >= 0) {
+			for (fe = 0; fe < nf; fe++) {
+				at = fe * s->cells + cell;
+				s->start[at] = -1;
+				s->keep[2 * at] = -INFINITY;
+				s->keep[2 * at + 1] = INFINITY;
+			}
+			s->leaf[cell] = UINT32_MAX;
+			if (!f->flat[t].n)
+				continue;
+			while (n->feature >= 0) {
 				int left = s->d->x[n->feature][r0 + i] <=
 					   n->threshold;
+				double *k;
 
-				if (n->feature == fe && s->start[cell] < 0)
-					s->start[cell] = (int32_t)(n - nodes);
-				if (n->feature == fe && left)
-					hi = fmin(hi, n->threshold);
-				else if (n->feature == fe)
-					lo = fmax(lo, n->threshold);
+				at = (size_t)n->feature * s->cells + cell;
+				k = &s->keep[2 * at + left];
+				if (s->start[at] < 0)
+					s->start[at] = (int32_t)(n - nodes);
+				if (left ? n->threshold < *k
+					 : n->threshold > *k)
+					*k = n->threshold;
 				n = &nodes[n->next + !left];
 			}
-			s->keep[2 * cell] = lo;
-			s->keep[2 * cell + 1] = hi;
+			s->leaf[cell] = (uint32_t)n->next;
 		}
 	}
 }
@@ -261,6 +280,7 @@ static void walk_stream(struct perm_state *s, size_t t, size_t r0, int fe,
 	const struct lk_flat_node *nodes = s->f->flat[t].nodes;
 	const double *const *x = s->d->x;
 	const double *col = x[fe];
+	const int32_t *start = &s->start[(size_t)fe * s->cells];
 	int32_t idx[LANES];
 	size_t row[LANES], next = 0;
 	double v[LANES];
@@ -271,7 +291,7 @@ static void walk_stream(struct perm_state *s, size_t t, size_t r0, int fe,
 		if (!on[k])
 			continue;
 		row[k] = pend[next++];
-		idx[k] = s->start[t * s->m + row[k]];
+		idx[k] = start[t * s->m + row[k]];
 		v[k] = col[perm[r0 + row[k]]];
 		live++;
 	}
@@ -289,7 +309,7 @@ static void walk_stream(struct perm_state *s, size_t t, size_t r0, int fe,
 				if (!on[k])
 					continue;
 				row[k] = pend[next++];
-				idx[k] = s->start[t * s->m + row[k]];
+				idx[k] = start[t * s->m + row[k]];
 				v[k] = col[perm[r0 + row[k]]];
 				continue;
 			}
@@ -335,6 +355,8 @@ static void score_permuted(struct perm_state *s, size_t r0, size_t m,
 {
 	const struct lk_forest *f = s->f;
 	const double *col = s->d->x[fe];
+	const int32_t *start = &s->start[(size_t)fe * s->cells];
+	const double *keep = &s->keep[2 * (size_t)fe * s->cells];
 	size_t i, t, nt = f->ntrees;
 	int nv = f->nclasses ? f->nclasses : 1;
 	double pred;
@@ -349,9 +371,8 @@ static void score_permuted(struct perm_state *s, size_t r0, size_t m,
 			double v = col[perm[r0 + i]];
 
 			s->moved[cell] = s->leaf[cell];
-			if (s->start[cell] >= 0 &&
-			    !(s->keep[2 * cell] < v &&
-			      v <= s->keep[2 * cell + 1]))
+			if (start[cell] >= 0 &&
+			    !(keep[2 * cell] < v && v <= keep[2 * cell + 1]))
 				s->pend[np++] = (uint32_t)i;
 		}
 		walk_stream(s, t, r0, fe, perm, s->pend, np);
@@ -398,41 +419,38 @@ static void score_chunk(struct perm_state *s, size_t p0, size_t np,
 			int repeats, const uint32_t *perm, double *drop)
 {
 	const struct lk_forest *f = s->f;
-	size_t n = s->d->n, bm = block_rows(f), r0, i, p;
+	size_t n = s->d->n, bm = perm_block_rows(f, s->d->nfeat), r0, i, p;
 	int nv = f->nclasses ? f->nclasses : 1;
 
 	for (r0 = 0; r0 < n; r0 += bm) {
 		size_t m = n - r0 < bm ? n - r0 : bm;
 
 		s->m = m;
-		walk_block(f, s->d->x, r0, m, s->leaf);
+		s->cells = m * f->ntrees;
+		walk_paths(s, r0, m);
 		for (i = 0; i < m; i++)
 			combine(f, &s->leaf[i], m,
 				&s->base_sum[i * (size_t)nv]);
-		for (p = p0; p < p0 + np; p++) {
-			int feature = (int)(p / (size_t)repeats);
-
-			if (p == p0 || p % (size_t)repeats == 0)
-				first_tests(s, r0, m, feature);
-			score_permuted(s, r0, m, feature, &perm[(p - p0) * n],
-				       &drop[p]);
-		}
+		for (p = p0; p < p0 + np; p++)
+			score_permuted(s, r0, m, (int)(p / (size_t)repeats),
+				       &perm[(p - p0) * n], &drop[p]);
 	}
 }
 
 static void perm_state_init(struct perm_state *s, double *pred)
 {
-	size_t cells = block_rows(s->f) * s->f->ntrees + 1;
+	size_t bm = perm_block_rows(s->f, s->d->nfeat);
+	size_t cells = bm * s->f->ntrees + 1, nf = s->d->nfeat + 1;
 	size_t nv = (size_t)(s->f->nclasses ? s->f->nclasses : 1);
 
 	s->leaf = lk_calloc(cells, sizeof(*s->leaf));
-	s->start = lk_calloc(cells, sizeof(*s->start));
+	s->start = lk_calloc(nf * cells, sizeof(*s->start));
 	s->moved = lk_calloc(cells, sizeof(*s->moved));
-	s->keep = lk_calloc(2 * cells, sizeof(*s->keep));
-	s->changed = lk_calloc(block_rows(s->f) + 1, 1);
-	s->pend = lk_calloc(block_rows(s->f) + 1, sizeof(*s->pend));
-	s->base_sum = lk_calloc(block_rows(s->f) * nv + 1, sizeof(double));
-	s->delta = lk_calloc(block_rows(s->f) * nv + 1, sizeof(double));
+	s->keep = lk_calloc(2 * nf * cells, sizeof(*s->keep));
+	s->changed = lk_calloc(bm + 1, 1);
+	s->pend = lk_calloc(bm + 1, sizeof(*s->pend));
+	s->base_sum = lk_calloc(bm * nv + 1, sizeof(double));
+	s->delta = lk_calloc(bm * nv + 1, sizeof(double));
 	s->prob = lk_calloc(nv + 1, sizeof(*s->prob));
 	s->base_pred = pred;
 }
