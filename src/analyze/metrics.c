@@ -140,6 +140,9 @@ void lk_permutation_importance(lk_predict_fn fn, const void *model,
 	free(cols);
 }
 
+/* Training rows per block of distances. */
+#define KNN_BLOCK 256
+
 struct nb {
 	double dist;
 	size_t row;
@@ -189,18 +192,24 @@ double lk_knn_predict(const struct lk_dataset *train, int k,
 		      const double *const *x, size_t row)
 {
 	struct nb *nb = lk_calloc((size_t)k + 1, sizeof(*nb));
-	size_t i, f, m = 0;
-	double r;
+	double dist[KNN_BLOCK], r;
+	size_t i0, i, f, m = 0;
 
-	for (i = 0; i < train->n; i++) {
-		double dist = 0;
+	/* A block of distances feature by feature: the loops vectorise. */
+	for (i0 = 0; i0 < train->n; i0 += KNN_BLOCK) {
+		size_t len = train->n - i0 < KNN_BLOCK ? train->n - i0
+							   : KNN_BLOCK;
 
+		memset(dist, 0, sizeof(dist));
 		for (f = 0; f < train->nfeat; f++) {
-			double dx = train->x[f][i] - x[f][row];
+			const double *col = &train->x[f][i0];
+			double q = x[f][row];
 
-			dist += dx * dx;
+			for (i = 0; i < len; i++)
+				dist[i] += (col[i] - q) * (col[i] - q);
 		}
-		insert(nb, &m, k, dist, i);
+		for (i = 0; i < len; i++)
+			insert(nb, &m, k, dist[i], i0 + i);
 	}
 	r = vote(train, nb, m);
 	free(nb);
