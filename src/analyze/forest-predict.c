@@ -184,6 +184,8 @@ struct perm_state {
 	const struct lk_dataset *d;
 	size_t m;           /* rows in this block */
 	size_t cells;       /* trees x block rows, the tables' stride */
+	double *rows;       /* the block's rows, features adjacent */
+	double *value;      /* per block row: the shuffled feature's value */
 	uint32_t *leaf;     /* trees x block rows: the unshuffled leaves */
 	int32_t *start;     /* features x cells: first node testing it, or -1 */
 	double *keep;       /* the same, two each: its values keeping the path */
@@ -211,7 +213,7 @@ static size_t perm_block_rows(const struct lk_forest *f, size_t nfeat)
  * values (lo, hi] of it that keep the whole path: a shuffled value inside
  * them reaches the same leaf without a walk. One walk per row and tree.
  */
-static void walk_paths(struct perm_state *s, size_t r0, size_t m)
+static void walk_paths(struct perm_state *s, size_t m)
 {
 	const struct lk_forest *f = s->f;
 	size_t t, i, fe, nf = s->d->nfeat, nt = f->ntrees;
@@ -233,7 +235,7 @@ static void walk_paths(struct perm_state *s, size_t r0, size_t m)
 			if (!f->flat[t].n)
 				continue;
 			while (n->feature >= 0) {
-				int left = s->d->x[n->feature][r0 + i] <=
+				int left = s->rows[i * nf + (size_t)n->feature] <=
 					   n->threshold;
 				double *k;
 
@@ -269,52 +271,55 @@ static void moved_to(struct perm_state *s, size_t t, size_t i, uint32_t l)
 }
 
 /* Walks of tree t for the block rows pend[0..np), each from its first
- * node testing fe with fe reading its shuffled value: LANES walks in
- * flight, a lane taking the next walk as soon as its own reaches a leaf,
- * so that independent loads overlap. */
+ * node testing the shuffled feature (start) on the rows as shuffled:
+ * LANES walks in flight, a lane taking the next walk as soon as its own
+ * reaches a leaf, so that independent loads overlap. */
 #define LANES 8
 
-static void walk_stream(struct perm_state *s, size_t t, size_t r0, int fe,
-			const uint32_t *perm, const uint32_t *pend, size_t np)
+struct lane {
+	const double *x;    /* the row's features */
+	size_t row;
+	int32_t node;
+};
+
+/* Lane l takes the next pending walk, if any: 1, else 0. */
+static int take_walk(const struct perm_state *s, size_t t,
+		     const int32_t *start, size_t *next, size_t np,
+		     struct lane *l)
+{
+	if (*next >= np)
+		return 0;
+	l->row = s->pend[(*next)++];
+	l->node = start[t * s->m + l->row];
+	l->x = &s->rows[l->row * s->d->nfeat];
+	return 1;
+}
+
+static void walk_stream(struct perm_state *s, size_t t, const int32_t *start,
+			size_t np)
 {
 	const struct lk_flat_node *nodes = s->f->flat[t].nodes;
-	const double *const *x = s->d->x;
-	const double *col = x[fe];
-	const int32_t *start = &s->start[(size_t)fe * s->cells];
-	int32_t idx[LANES];
-	size_t row[LANES], next = 0;
-	double v[LANES];
+	struct lane lane[LANES];
+	size_t next = 0;
 	int k, live = 0, on[LANES];
 
-	for (k = 0; k < LANES; k++) {
-		on[k] = next < np;
-		if (!on[k])
-			continue;
-		row[k] = pend[next++];
-		idx[k] = start[t * s->m + row[k]];
-		v[k] = col[perm[r0 + row[k]]];
-		live++;
-	}
+	for (k = 0; k < LANES; k++)
+		live += on[k] = take_walk(s, t, start, &next, np, &lane[k]);
 	while (live) {
 		for (k = 0; k < LANES; k++) {
-			const struct lk_flat_node *n = &nodes[idx[k]];
-			double u;
+			struct lane *l = &lane[k];
+			const struct lk_flat_node *n = &nodes[l->node];
 
 			if (!on[k])
 				continue;
-			if (n->feature < 0) {
-				moved_to(s, t, row[k], (uint32_t)n->next);
-				on[k] = next < np;
-				live -= !on[k];
-				if (!on[k])
-					continue;
-				row[k] = pend[next++];
-				idx[k] = start[t * s->m + row[k]];
-				v[k] = col[perm[r0 + row[k]]];
+			if (n->feature >= 0) {
+				l->node = n->next +
+					  !(l->x[n->feature] <= n->threshold);
 				continue;
 			}
-			u = n->feature == fe ? v[k] : x[n->feature][r0 + row[k]];
-			idx[k] = n->next + !(u <= n->threshold);
+			moved_to(s, t, l->row, (uint32_t)n->next);
+			on[k] = take_walk(s, t, start, &next, np, l);
+			live -= !on[k];
 		}
 	}
 }
@@ -357,26 +362,30 @@ static void score_permuted(struct perm_state *s, size_t r0, size_t m,
 	const double *col = s->d->x[fe];
 	const int32_t *start = &s->start[(size_t)fe * s->cells];
 	const double *keep = &s->keep[2 * (size_t)fe * s->cells];
-	size_t i, t, nt = f->ntrees;
+	size_t i, t, nt = f->ntrees, nf = s->d->nfeat;
 	int nv = f->nclasses ? f->nclasses : 1;
 	double pred;
 
 	memset(s->changed, 0, m);
 	memset(s->delta, 0, m * (size_t)nv * sizeof(double));
+	for (i = 0; i < m; i++)
+		s->rows[i * nf + (size_t)fe] = s->value[i] = col[perm[r0 + i]];
 	for (t = 0; t < nt; t++) {
 		size_t np = 0;
 
 		for (i = 0; i < m; i++) {
 			size_t cell = t * m + i;
-			double v = col[perm[r0 + i]];
+			double v = s->value[i];
 
 			s->moved[cell] = s->leaf[cell];
 			if (start[cell] >= 0 &&
 			    !(keep[2 * cell] < v && v <= keep[2 * cell + 1]))
 				s->pend[np++] = (uint32_t)i;
 		}
-		walk_stream(s, t, r0, fe, perm, s->pend, np);
+		walk_stream(s, t, start, np);
 	}
+	for (i = 0; i < m; i++)
+		s->rows[i * nf + (size_t)fe] = col[r0 + i];
 	for (i = 0; i < m; i++) {
 		/* No leaf moved: the sums, hence the prediction, are the same. */
 		if (!s->changed[i])
@@ -419,7 +428,8 @@ static void score_chunk(struct perm_state *s, size_t p0, size_t np,
 			int repeats, const uint32_t *perm, double *drop)
 {
 	const struct lk_forest *f = s->f;
-	size_t n = s->d->n, bm = perm_block_rows(f, s->d->nfeat), r0, i, p;
+	size_t n = s->d->n, nf = s->d->nfeat, r0, i, p;
+	size_t bm = perm_block_rows(f, nf);
 	int nv = f->nclasses ? f->nclasses : 1;
 
 	for (r0 = 0; r0 < n; r0 += bm) {
@@ -427,7 +437,9 @@ static void score_chunk(struct perm_state *s, size_t p0, size_t np,
 
 		s->m = m;
 		s->cells = m * f->ntrees;
-		walk_paths(s, r0, m);
+		for (i = 0; i < m * nf; i++)
+			s->rows[i] = s->d->x[i % nf][r0 + i / nf];
+		walk_paths(s, m);
 		for (i = 0; i < m; i++)
 			combine(f, &s->leaf[i], m,
 				&s->base_sum[i * (size_t)nv]);
@@ -447,6 +459,8 @@ static void perm_state_init(struct perm_state *s, double *pred)
 	s->start = lk_calloc(nf * cells, sizeof(*s->start));
 	s->moved = lk_calloc(cells, sizeof(*s->moved));
 	s->keep = lk_calloc(2 * nf * cells, sizeof(*s->keep));
+	s->rows = lk_calloc(bm * nf + 1, sizeof(*s->rows));
+	s->value = lk_calloc(bm + 1, sizeof(*s->value));
 	s->changed = lk_calloc(bm + 1, 1);
 	s->pend = lk_calloc(bm + 1, sizeof(*s->pend));
 	s->base_sum = lk_calloc(bm * nv + 1, sizeof(double));
@@ -461,6 +475,8 @@ static void perm_state_release(struct perm_state *s)
 	free(s->start);
 	free(s->moved);
 	free(s->keep);
+	free(s->rows);
+	free(s->value);
 	free(s->changed);
 	free(s->pend);
 	free(s->base_sum);
