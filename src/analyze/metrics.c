@@ -140,9 +140,6 @@ void lk_permutation_importance(lk_predict_fn fn, const void *model,
 	free(cols);
 }
 
-/* Training rows per block of distances. */
-#define KNN_BLOCK 256
-
 struct nb {
 	double dist;
 	size_t row;
@@ -192,24 +189,18 @@ double lk_knn_predict(const struct lk_dataset *train, int k,
 		      const double *const *x, size_t row)
 {
 	struct nb *nb = lk_calloc((size_t)k + 1, sizeof(*nb));
-	double dist[KNN_BLOCK], r;
-	size_t i0, i, f, m = 0;
+	size_t i, f, m = 0;
+	double r;
 
-	/* A block of distances feature by feature: the loops vectorise. */
-	for (i0 = 0; i0 < train->n; i0 += KNN_BLOCK) {
-		size_t len = train->n - i0 < KNN_BLOCK ? train->n - i0
-							   : KNN_BLOCK;
+	for (i = 0; i < train->n; i++) {
+		double dist = 0;
 
-		memset(dist, 0, sizeof(dist));
 		for (f = 0; f < train->nfeat; f++) {
-			const double *col = &train->x[f][i0];
-			double q = x[f][row];
+			double dx = train->x[f][i] - x[f][row];
 
-			for (i = 0; i < len; i++)
-				dist[i] += (col[i] - q) * (col[i] - q);
+			dist += dx * dx;
 		}
-		for (i = 0; i < len; i++)
-			insert(nb, &m, k, dist[i], i0 + i);
+		insert(nb, &m, k, dist, i);
 	}
 	r = vote(train, nb, m);
 	free(nb);
