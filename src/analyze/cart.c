@@ -227,8 +227,8 @@ static void evaluate(struct builder *b, size_t s, size_t e, int depth,
 	c->depth = depth;
 	c->node = new_node(b, s, e, &w);
 	find_split(b, c);
-	if (c->feature >= 0) {
-		/* The improvement best-first growth orders nodes by. */
+	/* The improvement best-first growth orders nodes by. */
+	if (c->feature >= 0 && b->p->max_leaf_nodes > 1) {
 		const struct lk_tree_node *n = &b->t->nodes[c->node];
 		int nv = b->d->nclasses ? b->k : 2, j;
 		double wl = 0;
