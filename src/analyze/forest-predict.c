@@ -192,6 +192,7 @@ struct perm_state {
 	uint32_t *moved;    /* trees x block rows: the leaves, fe shuffled */
 	unsigned char *changed;  /* per block row: a leaf moved */
 	uint32_t *pend;     /* block rows whose walk a tree must redo */
+	int32_t *at;        /* the same: the node each walk has reached */
 	double *base_sum;   /* per block row, nv each: the unshuffled sums */
 	double *delta;      /* the same: the moved leaves' differences */
 	double *base_pred, *prob;
@@ -270,56 +271,35 @@ static void moved_to(struct perm_state *s, size_t t, size_t i, uint32_t l)
 			 vals[(size_t)old * (size_t)nv + (size_t)c];
 }
 
-/* Walks of tree t for the block rows pend[0..np), each from its first
- * node testing the shuffled feature (start) on the rows as shuffled:
- * LANES walks in flight, a lane taking the next walk as soon as its own
- * reaches a leaf, so that independent loads overlap. */
-#define LANES 8
-
-struct lane {
-	const double *x;    /* the row's features */
-	size_t row;
-	int32_t node;
-};
-
-/* Lane l takes the next pending walk, if any: 1, else 0. */
-static int take_walk(const struct perm_state *s, size_t t,
-		     const int32_t *start, size_t *next, size_t np,
-		     struct lane *l)
-{
-	if (*next >= np)
-		return 0;
-	l->row = s->pend[(*next)++];
-	l->node = start[t * s->m + l->row];
-	l->x = &s->rows[l->row * s->d->nfeat];
-	return 1;
-}
-
-static void walk_stream(struct perm_state *s, size_t t, const int32_t *start,
-			size_t np)
+/*
+ * Walks of tree t for the block rows pend[0..np), each from its first
+ * node testing the shuffled feature (start) on the rows as shuffled, all
+ * a level at a time: the walks of a pass are independent, so their loads
+ * overlap. The walks still going are packed to the front of pend and at.
+ */
+static void walk_pending(struct perm_state *s, size_t t, const int32_t *start,
+			 size_t np)
 {
 	const struct lk_flat_node *nodes = s->f->flat[t].nodes;
-	struct lane lane[LANES];
-	size_t next = 0;
-	int k, live = 0, on[LANES];
+	size_t nf = s->d->nfeat, j, live;
+	uint32_t *pend = s->pend;
+	int32_t *at = s->at;
 
-	for (k = 0; k < LANES; k++)
-		live += on[k] = take_walk(s, t, start, &next, np, &lane[k]);
-	while (live) {
-		for (k = 0; k < LANES; k++) {
-			struct lane *l = &lane[k];
-			const struct lk_flat_node *n = &nodes[l->node];
+	for (j = 0; j < np; j++)
+		at[j] = start[t * s->m + pend[j]];
+	for (live = np; live; np = live) {
+		for (j = live = 0; j < np; j++) {
+			const struct lk_flat_node *n = &nodes[at[j]];
+			uint32_t row = pend[j];
 
-			if (!on[k])
-				continue;
-			if (n->feature >= 0) {
-				l->node = n->next +
-					  !(l->x[n->feature] <= n->threshold);
+			if (n->feature < 0) {
+				moved_to(s, t, row, (uint32_t)n->next);
 				continue;
 			}
-			moved_to(s, t, l->row, (uint32_t)n->next);
-			on[k] = take_walk(s, t, start, &next, np, l);
-			live -= !on[k];
+			at[live] = n->next + !(s->rows[row * nf + (size_t)
+							n->feature] <=
+					       n->threshold);
+			pend[live++] = row;
 		}
 	}
 }
@@ -370,19 +350,20 @@ static void score_permuted(struct perm_state *s, size_t r0, size_t m,
 	memset(s->delta, 0, m * (size_t)nv * sizeof(double));
 	for (i = 0; i < m; i++)
 		s->rows[i * nf + (size_t)fe] = s->value[i] = col[perm[r0 + i]];
+	memcpy(s->moved, s->leaf, s->cells * sizeof(*s->moved));
 	for (t = 0; t < nt; t++) {
 		size_t np = 0;
 
+		/* Stored each time, counted when pending: no branch. */
 		for (i = 0; i < m; i++) {
 			size_t cell = t * m + i;
 			double v = s->value[i];
 
-			s->moved[cell] = s->leaf[cell];
-			if (start[cell] >= 0 &&
-			    !(keep[2 * cell] < v && v <= keep[2 * cell + 1]))
-				s->pend[np++] = (uint32_t)i;
+			s->pend[np] = (uint32_t)i;
+			np += (start[cell] >= 0) & (!(keep[2 * cell] < v) |
+						    !(v <= keep[2 * cell + 1]));
 		}
-		walk_stream(s, t, start, np);
+		walk_pending(s, t, start, np);
 	}
 	for (i = 0; i < m; i++)
 		s->rows[i * nf + (size_t)fe] = col[r0 + i];
@@ -463,6 +444,7 @@ static void perm_state_init(struct perm_state *s, double *pred)
 	s->value = lk_calloc(bm + 1, sizeof(*s->value));
 	s->changed = lk_calloc(bm + 1, 1);
 	s->pend = lk_calloc(bm + 1, sizeof(*s->pend));
+	s->at = lk_calloc(bm + 1, sizeof(*s->at));
 	s->base_sum = lk_calloc(bm * nv + 1, sizeof(double));
 	s->delta = lk_calloc(bm * nv + 1, sizeof(double));
 	s->prob = lk_calloc(nv + 1, sizeof(*s->prob));
@@ -479,6 +461,7 @@ static void perm_state_release(struct perm_state *s)
 	free(s->value);
 	free(s->changed);
 	free(s->pend);
+	free(s->at);
 	free(s->base_sum);
 	free(s->delta);
 	free(s->prob);
