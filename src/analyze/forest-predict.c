@@ -3,9 +3,10 @@
  * 16-byte nodes laid out breadth first (children adjacent) with its
  * leaves' normalised values apart, the rows of a block pushed through a
  * tree in one pass, and permutation importance that re-walks a row's
- * path only from its first node testing the shuffled feature. Sums run over the
- * trees in index order, as lk_forest_predict does, so the figures are
- * the row-by-row ones bit for bit.
+ * path only from its first node testing the shuffled feature (found for
+ * every feature in one walk), a level at a time over the rows pending.
+ * Sums run over the trees in index order, as lk_forest_predict does, so
+ * the figures are the row-by-row ones bit for bit.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -188,7 +189,7 @@ struct perm_state {
 	double *value;      /* per block row: the shuffled feature's value */
 	uint32_t *leaf;     /* trees x block rows: the unshuffled leaves */
 	int32_t *start;     /* features x cells: first node testing it, or -1 */
-	double *keep;       /* the same, two each: its values keeping the path */
+	double *keep;       /* the same, two each: its values keeping a path */
 	uint32_t *moved;    /* trees x block rows: the leaves, fe shuffled */
 	unsigned char *changed;  /* per block row: a leaf moved */
 	uint32_t *pend;     /* block rows whose walk a tree must redo */
@@ -224,6 +225,7 @@ static void walk_paths(struct perm_state *s, size_t m)
 
 		for (i = 0; i < m; i++) {
 			const struct lk_flat_node *n = nodes;
+			const double *x = &s->rows[i * nf];
 			size_t cell = t * m + i, at;
 
 			for (fe = 0; fe < nf; fe++) {
@@ -236,8 +238,7 @@ static void walk_paths(struct perm_state *s, size_t m)
 			if (!f->flat[t].n)
 				continue;
 			while (n->feature >= 0) {
-				int left = s->rows[i * nf + (size_t)n->feature] <=
-					   n->threshold;
+				int left = x[n->feature] <= n->threshold;
 				double *k;
 
 				at = (size_t)n->feature * s->cells + cell;
@@ -291,14 +292,13 @@ static void walk_pending(struct perm_state *s, size_t t, const int32_t *start,
 		for (j = live = 0; j < np; j++) {
 			const struct lk_flat_node *n = &nodes[at[j]];
 			uint32_t row = pend[j];
+			const double *x = &s->rows[row * nf];
 
 			if (n->feature < 0) {
 				moved_to(s, t, row, (uint32_t)n->next);
 				continue;
 			}
-			at[live] = n->next + !(s->rows[row * nf + (size_t)
-							n->feature] <=
-					       n->threshold);
+			at[live] = n->next + !(x[n->feature] <= n->threshold);
 			pend[live++] = row;
 		}
 	}
