@@ -3,9 +3,10 @@
  * 16-byte nodes laid out breadth first (children adjacent) with its
  * leaves' normalised values apart, the rows of a block pushed through a
  * tree in one pass, and permutation importance that re-walks a row's
- * path only from its first node testing the shuffled feature. Sums run over the
- * trees in index order, as lk_forest_predict does, so the figures are
- * the row-by-row ones bit for bit.
+ * path only from its first node testing the shuffled feature (found for
+ * every feature in one walk), a level at a time over the rows pending.
+ * Sums run over the trees in index order, as lk_forest_predict does, so
+ * the figures are the row-by-row ones bit for bit.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -183,51 +184,73 @@ struct perm_state {
 	const struct lk_forest *f;
 	const struct lk_dataset *d;
 	size_t m;           /* rows in this block */
+	size_t cells;       /* trees x block rows, the tables' stride */
+	double *rows;       /* the block's rows, features adjacent */
+	double *value;      /* per block row: the shuffled feature's value */
 	uint32_t *leaf;     /* trees x block rows: the unshuffled leaves */
-	int32_t *start;     /* the same: first node testing fe, or -1 */
-	double *keep;       /* the same, two each: fe's values keeping it */
-	uint32_t *moved;    /* the same: the leaves with fe shuffled */
+	int32_t *start;     /* features x cells: first node testing it, or -1 */
+	double *keep;       /* the same, two each: its values keeping a path */
+	uint32_t *moved;    /* trees x block rows: the leaves, fe shuffled */
 	unsigned char *changed;  /* per block row: a leaf moved */
 	uint32_t *pend;     /* block rows whose walk a tree must redo */
+	int32_t *at;        /* the same: the node each walk has reached */
 	double *base_sum;   /* per block row, nv each: the unshuffled sums */
 	double *delta;      /* the same: the moved leaves' differences */
 	double *base_pred, *prob;
 };
 
+/* Rows per block: the per-feature tables bound to BLOCK_CELLS cells. */
+static size_t perm_block_rows(const struct lk_forest *f, size_t nfeat)
+{
+	size_t m = BLOCK_CELLS / ((f->ntrees ? f->ntrees : 1) *
+				  (nfeat ? nfeat : 1));
+
+	return m ? m : 1;
+}
+
 /*
- * For feature fe, the first node of each row's path that tests it (the
- * path above it does not depend on fe, so a shuffle re-walks from there)
- * and the values (lo, hi] of fe that keep the whole path: a shuffled
- * value inside them reaches the same leaf without a walk.
+ * The unshuffled leaf of each row in each tree, and for every feature
+ * the first node of the row's path that tests it (the path above it does
+ * not depend on that feature, so a shuffle re-walks from there) and the
+ * values (lo, hi] of it that keep the whole path: a shuffled value inside
+ * them reaches the same leaf without a walk. One walk per row and tree.
  */
-static void first_tests(struct perm_state *s, size_t r0, size_t m, int fe)
+static void walk_paths(struct perm_state *s, size_t m)
 {
 	const struct lk_forest *f = s->f;
-	size_t t, i, nt = f->ntrees;
+	size_t t, i, fe, nf = s->d->nfeat, nt = f->ntrees;
 
 	for (t = 0; t < nt; t++) {
 		const struct lk_flat_node *nodes = f->flat[t].nodes;
 
 		for (i = 0; i < m; i++) {
 			const struct lk_flat_node *n = nodes;
-			size_t cell = t * m + i;
-			double lo = -INFINITY, hi = INFINITY;
+			const double *x = &s->rows[i * nf];
+			size_t cell = t * m + i, at;
 
-			s->start[cell] = -1;
-			while (f->flat[t].n && n->feature >= 0) {
-				int left = s->d->x[n->feature][r0 + i] <=
-					   n->threshold;
+			for (fe = 0; fe < nf; fe++) {
+				at = fe * s->cells + cell;
+				s->start[at] = -1;
+				s->keep[2 * at] = -INFINITY;
+				s->keep[2 * at + 1] = INFINITY;
+			}
+			s->leaf[cell] = UINT32_MAX;
+			if (!f->flat[t].n)
+				continue;
+			while (n->feature >= 0) {
+				int left = x[n->feature] <= n->threshold;
+				double *k;
 
-				if (n->feature == fe && s->start[cell] < 0)
-					s->start[cell] = (int32_t)(n - nodes);
-				if (n->feature == fe && left)
-					hi = fmin(hi, n->threshold);
-				else if (n->feature == fe)
-					lo = fmax(lo, n->threshold);
+				at = (size_t)n->feature * s->cells + cell;
+				k = &s->keep[2 * at + left];
+				if (s->start[at] < 0)
+					s->start[at] = (int32_t)(n - nodes);
+				if (left ? n->threshold < *k
+					 : n->threshold > *k)
+					*k = n->threshold;
 				n = &nodes[n->next + !left];
 			}
-			s->keep[2 * cell] = lo;
-			s->keep[2 * cell + 1] = hi;
+			s->leaf[cell] = (uint32_t)n->next;
 		}
 	}
 }
@@ -249,52 +272,34 @@ static void moved_to(struct perm_state *s, size_t t, size_t i, uint32_t l)
 			 vals[(size_t)old * (size_t)nv + (size_t)c];
 }
 
-/* Walks of tree t for the block rows pend[0..np), each from its first
- * node testing fe with fe reading its shuffled value: LANES walks in
- * flight, a lane taking the next walk as soon as its own reaches a leaf,
- * so that independent loads overlap. */
-#define LANES 8
-
-static void walk_stream(struct perm_state *s, size_t t, size_t r0, int fe,
-			const uint32_t *perm, const uint32_t *pend, size_t np)
+/*
+ * Walks of tree t for the block rows pend[0..np), each from its first
+ * node testing the shuffled feature (start) on the rows as shuffled, all
+ * a level at a time: the walks of a pass are independent, so their loads
+ * overlap. The walks still going are packed to the front of pend and at.
+ */
+static void walk_pending(struct perm_state *s, size_t t, const int32_t *start,
+			 size_t np)
 {
 	const struct lk_flat_node *nodes = s->f->flat[t].nodes;
-	const double *const *x = s->d->x;
-	const double *col = x[fe];
-	int32_t idx[LANES];
-	size_t row[LANES], next = 0;
-	double v[LANES];
-	int k, live = 0, on[LANES];
+	size_t nf = s->d->nfeat, j, live;
+	uint32_t *pend = s->pend;
+	int32_t *at = s->at;
 
-	for (k = 0; k < LANES; k++) {
-		on[k] = next < np;
-		if (!on[k])
-			continue;
-		row[k] = pend[next++];
-		idx[k] = s->start[t * s->m + row[k]];
-		v[k] = col[perm[r0 + row[k]]];
-		live++;
-	}
-	while (live) {
-		for (k = 0; k < LANES; k++) {
-			const struct lk_flat_node *n = &nodes[idx[k]];
-			double u;
+	for (j = 0; j < np; j++)
+		at[j] = start[t * s->m + pend[j]];
+	for (live = np; live; np = live) {
+		for (j = live = 0; j < np; j++) {
+			const struct lk_flat_node *n = &nodes[at[j]];
+			uint32_t row = pend[j];
+			const double *x = &s->rows[row * nf];
 
-			if (!on[k])
-				continue;
 			if (n->feature < 0) {
-				moved_to(s, t, row[k], (uint32_t)n->next);
-				on[k] = next < np;
-				live -= !on[k];
-				if (!on[k])
-					continue;
-				row[k] = pend[next++];
-				idx[k] = s->start[t * s->m + row[k]];
-				v[k] = col[perm[r0 + row[k]]];
+				moved_to(s, t, row, (uint32_t)n->next);
 				continue;
 			}
-			u = n->feature == fe ? v[k] : x[n->feature][r0 + row[k]];
-			idx[k] = n->next + !(u <= n->threshold);
+			at[live] = n->next + !(x[n->feature] <= n->threshold);
+			pend[live++] = row;
 		}
 	}
 }
@@ -335,27 +340,33 @@ static void score_permuted(struct perm_state *s, size_t r0, size_t m,
 {
 	const struct lk_forest *f = s->f;
 	const double *col = s->d->x[fe];
-	size_t i, t, nt = f->ntrees;
+	const int32_t *start = &s->start[(size_t)fe * s->cells];
+	const double *keep = &s->keep[2 * (size_t)fe * s->cells];
+	size_t i, t, nt = f->ntrees, nf = s->d->nfeat;
 	int nv = f->nclasses ? f->nclasses : 1;
 	double pred;
 
 	memset(s->changed, 0, m);
 	memset(s->delta, 0, m * (size_t)nv * sizeof(double));
+	for (i = 0; i < m; i++)
+		s->rows[i * nf + (size_t)fe] = s->value[i] = col[perm[r0 + i]];
+	memcpy(s->moved, s->leaf, s->cells * sizeof(*s->moved));
 	for (t = 0; t < nt; t++) {
 		size_t np = 0;
 
+		/* Stored each time, counted when pending: no branch. */
 		for (i = 0; i < m; i++) {
 			size_t cell = t * m + i;
-			double v = col[perm[r0 + i]];
+			double v = s->value[i];
 
-			s->moved[cell] = s->leaf[cell];
-			if (s->start[cell] >= 0 &&
-			    !(s->keep[2 * cell] < v &&
-			      v <= s->keep[2 * cell + 1]))
-				s->pend[np++] = (uint32_t)i;
+			s->pend[np] = (uint32_t)i;
+			np += (start[cell] >= 0) & (!(keep[2 * cell] < v) |
+						    !(v <= keep[2 * cell + 1]));
 		}
-		walk_stream(s, t, r0, fe, perm, s->pend, np);
+		walk_pending(s, t, start, np);
 	}
+	for (i = 0; i < m; i++)
+		s->rows[i * nf + (size_t)fe] = col[r0 + i];
 	for (i = 0; i < m; i++) {
 		/* No leaf moved: the sums, hence the prediction, are the same. */
 		if (!s->changed[i])
@@ -398,41 +409,44 @@ static void score_chunk(struct perm_state *s, size_t p0, size_t np,
 			int repeats, const uint32_t *perm, double *drop)
 {
 	const struct lk_forest *f = s->f;
-	size_t n = s->d->n, bm = block_rows(f), r0, i, p;
+	size_t n = s->d->n, nf = s->d->nfeat, r0, i, p;
+	size_t bm = perm_block_rows(f, nf);
 	int nv = f->nclasses ? f->nclasses : 1;
 
 	for (r0 = 0; r0 < n; r0 += bm) {
 		size_t m = n - r0 < bm ? n - r0 : bm;
 
 		s->m = m;
-		walk_block(f, s->d->x, r0, m, s->leaf);
+		s->cells = m * f->ntrees;
+		for (i = 0; i < m * nf; i++)
+			s->rows[i] = s->d->x[i % nf][r0 + i / nf];
+		walk_paths(s, m);
 		for (i = 0; i < m; i++)
 			combine(f, &s->leaf[i], m,
 				&s->base_sum[i * (size_t)nv]);
-		for (p = p0; p < p0 + np; p++) {
-			int feature = (int)(p / (size_t)repeats);
-
-			if (p == p0 || p % (size_t)repeats == 0)
-				first_tests(s, r0, m, feature);
-			score_permuted(s, r0, m, feature, &perm[(p - p0) * n],
-				       &drop[p]);
-		}
+		for (p = p0; p < p0 + np; p++)
+			score_permuted(s, r0, m, (int)(p / (size_t)repeats),
+				       &perm[(p - p0) * n], &drop[p]);
 	}
 }
 
 static void perm_state_init(struct perm_state *s, double *pred)
 {
-	size_t cells = block_rows(s->f) * s->f->ntrees + 1;
+	size_t bm = perm_block_rows(s->f, s->d->nfeat);
+	size_t cells = bm * s->f->ntrees + 1, nf = s->d->nfeat + 1;
 	size_t nv = (size_t)(s->f->nclasses ? s->f->nclasses : 1);
 
 	s->leaf = lk_calloc(cells, sizeof(*s->leaf));
-	s->start = lk_calloc(cells, sizeof(*s->start));
+	s->start = lk_calloc(nf * cells, sizeof(*s->start));
 	s->moved = lk_calloc(cells, sizeof(*s->moved));
-	s->keep = lk_calloc(2 * cells, sizeof(*s->keep));
-	s->changed = lk_calloc(block_rows(s->f) + 1, 1);
-	s->pend = lk_calloc(block_rows(s->f) + 1, sizeof(*s->pend));
-	s->base_sum = lk_calloc(block_rows(s->f) * nv + 1, sizeof(double));
-	s->delta = lk_calloc(block_rows(s->f) * nv + 1, sizeof(double));
+	s->keep = lk_calloc(2 * nf * cells, sizeof(*s->keep));
+	s->rows = lk_calloc(bm * nf + 1, sizeof(*s->rows));
+	s->value = lk_calloc(bm + 1, sizeof(*s->value));
+	s->changed = lk_calloc(bm + 1, 1);
+	s->pend = lk_calloc(bm + 1, sizeof(*s->pend));
+	s->at = lk_calloc(bm + 1, sizeof(*s->at));
+	s->base_sum = lk_calloc(bm * nv + 1, sizeof(double));
+	s->delta = lk_calloc(bm * nv + 1, sizeof(double));
 	s->prob = lk_calloc(nv + 1, sizeof(*s->prob));
 	s->base_pred = pred;
 }
@@ -443,8 +457,11 @@ static void perm_state_release(struct perm_state *s)
 	free(s->start);
 	free(s->moved);
 	free(s->keep);
+	free(s->rows);
+	free(s->value);
 	free(s->changed);
 	free(s->pend);
+	free(s->at);
 	free(s->base_sum);
 	free(s->delta);
 	free(s->prob);

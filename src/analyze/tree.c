@@ -118,6 +118,7 @@ static int copy_node(const struct lk_tree *t, const unsigned char *cut,
 {
 	struct lk_tree_node n = t->nodes[i];
 	size_t id = out->n;
+	int left, right;
 
 	LK_GROW(out->nodes, out->n + 1, out->alloc);
 	out->nodes[out->n++] = n;
@@ -126,8 +127,11 @@ static int copy_node(const struct lk_tree *t, const unsigned char *cut,
 		out->nodes[id].left = out->nodes[id].right = -1;
 		return (int)id;
 	}
-	out->nodes[id].left = copy_node(t, cut, (size_t)n.left, out);
-	out->nodes[id].right = copy_node(t, cut, (size_t)n.right, out);
+	/* The calls grow out->nodes: index it after them. */
+	left = copy_node(t, cut, (size_t)n.left, out);
+	right = copy_node(t, cut, (size_t)n.right, out);
+	out->nodes[id].left = left;
+	out->nodes[id].right = right;
 	return (int)id;
 }
 

@@ -194,6 +194,37 @@ static void noisy(size_t n, double *col[5], int *cls, double *y)
 	}
 }
 
+/* Pruning renumbers the kept nodes in preorder: each split's left child
+ * right after it (copy_node once wrote the children's ids into the array
+ * it had just grown, i.e. into freed memory). */
+Test(analyze, pruned_tree_renumbered)
+{
+	enum { N = 600 };
+	static double c0[N], c1[N], c2[N], c3[N], c4[N], y[N];
+	double *col[5] = {c0, c1, c2, c3, c4};
+	int cls[N];
+	struct lk_dataset d = {N, 5, (const double *const *)col, cls, NULL, 3};
+	struct lk_tree_params p = {.seed = 1};
+	struct lk_tree full, t;
+	size_t i;
+
+	noisy(N, col, cls, y);
+	lk_tree_fit(&full, &d, NULL, &p);
+	p.ccp_alpha = 0.002;
+	lk_tree_fit(&t, &d, NULL, &p);
+	cr_assert(lk_tree_leaves(&t) > 2);
+	cr_assert(lk_tree_leaves(&t) < lk_tree_leaves(&full));
+	for (i = 0; i < t.n; i++) {
+		if (t.nodes[i].feature < 0)
+			continue;
+		cr_assert_eq(t.nodes[i].left, (int)i + 1, "node %zu", i);
+		cr_assert(t.nodes[i].right > t.nodes[i].left &&
+			  (size_t)t.nodes[i].right < t.n, "node %zu", i);
+	}
+	lk_tree_release(&full);
+	lk_tree_release(&t);
+}
+
 static double forest_row(const void *m, const double *const *x, size_t row)
 {
 	return lk_forest_predict(m, x, row);
