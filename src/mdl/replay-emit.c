@@ -80,8 +80,10 @@ static void emit_tables(const struct rp *p, struct lk_buf *out)
 	for (r = 0; r < NGPR; r++)
 		lk_buf_addf(out, "%lldL%s", (long long)p->start[r],
 			    r + 1 < NGPR ? ", " : "};\n");
-	lk_buf_adds(out, "static rp_elem rp_ones[64 / sizeof(rp_elem)] "
-		    "__attribute__((aligned(64)));\nstatic char *rp_base"
+	lk_buf_adds(out, "/* The vector registers, 64 bytes each, from one "
+		    "call to the next. */\nstatic rp_elem rp_vsave[32 * 64 / "
+		    "sizeof(rp_elem)] __attribute__((aligned(64)));\n"
+		    "static char *rp_base"
 		    "[RP_GROUPS + 1];\nstatic char *rp_array[RP_GROUPS + 1];\n"
 		    "static long rp_chunk;\n\n");
 }
@@ -105,7 +107,7 @@ static void emit_prologue(const struct rp *p, struct lk_buf *out)
 	int r;
 
 	lk_buf_adds(out, "__attribute__((visibility(\"hidden\"))) void\n"
-		    "lk_replay_kernel(const long *gpr, const void *ones);\n\n"
+		    "lk_replay_kernel(const long *gpr, void *vsave);\n\n"
 		    "__asm__(\n\t\".text\\n\"\n\t\".p2align 6\\n\"\n"
 		    "\t\".globl lk_replay_kernel\\n\"\n"
 		    "\t\".hidden lk_replay_kernel\\n\"\n"
@@ -114,11 +116,12 @@ static void emit_prologue(const struct rp *p, struct lk_buf *out)
 		    "\t\"push %rbx\\n\"\n\t\"push %rbp\\n\"\n"
 		    "\t\"push %r12\\n\"\n\t\"push %r13\\n\"\n"
 		    "\t\"push %r14\\n\"\n\t\"push %r15\\n\"\n");
-	lk_buf_addf(out, "\t\"sub $%ld, %%rsp\\n\"\n", FRAME);
+	lk_buf_addf(out, "\t\"sub $%ld, %%rsp\\n\"\n\t\"mov %%rsi, %ld(%%rsp)"
+		    "\\n\"\n", FRAME, FRAME - 8);
 	for (r = 0; r < 32; r++)
 		if (p->vec >> r & 1)
-			lk_buf_addf(out, "\t\"%s (%%rsi), %%%s%d\\n\"\n", mov,
-				    r >= 16 ? "zmm" : v, r);
+			lk_buf_addf(out, "\t\"%s %d(%%rsi), %%%s%d\\n\"\n", mov,
+				    64 * r, r >= 16 ? "zmm" : v, r);
 	for (r = 1; r < 8; r++)
 		if (p->mask >> r & 1)
 			lk_buf_addf(out, "\t\"mov $-1, %%eax\\n\"\n\t\"kmovw "
@@ -161,10 +164,29 @@ static void emit_loop(struct rp *p, struct lk_buf *out)
 	}
 }
 
+/* The vector registers go back to their slots: the next call goes on
+ * from them, as the next iterations of one long loop would. */
+static void emit_save(const struct rp *p, struct lk_buf *out)
+{
+	const char *mov = p->vex ? "vmovups" : "movups";
+	const char *v = p->vbytes > 32 ? "zmm" : p->vbytes > 16 ? "ymm" :
+					  "xmm";
+	int r;
+
+	if (!p->vec)
+		return;
+	lk_buf_addf(out, "\t\"mov %ld(%%rsp), %%rsi\\n\"\n", FRAME - 8);
+	for (r = 0; r < 32; r++)
+		if (p->vec >> r & 1)
+			lk_buf_addf(out, "\t\"%s %%%s%d, %d(%%rsi)\\n\"\n", mov,
+				    r >= 16 ? "zmm" : v, r, 64 * r);
+}
+
 static void emit_epilogue(const struct rp *p, struct lk_buf *out)
 {
 	size_t k;
 
+	emit_save(p, out);
 	lk_buf_addf(out, "\t\"add $%ld, %%rsp\\n\"\n", FRAME);
 	if (p->vex)
 		lk_buf_adds(out, "\t\"vzeroupper\\n\"\n");
@@ -197,7 +219,7 @@ static void emit_driver(const struct rp *p, struct lk_buf *out)
 		lk_buf_addf(out, "\trp_gpr[%d] = rp_gpr[%d] + %lldL;\n",
 			    p->bound, p->counter, (long long)p->bound_delta);
 	lk_buf_adds(out,
-		"\tlk_replay_kernel(rp_gpr, rp_ones);\n"
+		"\tlk_replay_kernel(rp_gpr, rp_vsave);\n"
 		"\tif (++rp_chunk == RP_CHUNKS)\n\t\trp_chunk = 0;\n}\n\n"
 		"int main(int argc, char **argv)\n{\n\tlong k, i;\n"
 		"\tunsigned csr;\n\n\tlk_init(argc, argv);\n"
@@ -205,8 +227,8 @@ static void emit_driver(const struct rp *p, struct lk_buf *out)
 		"\t__asm__ volatile(\"stmxcsr %0\" : \"=m\"(csr));\n"
 		"\tcsr |= 0x8040;\n"
 		"\t__asm__ volatile(\"ldmxcsr %0\" : : \"m\"(csr));\n"
-		"\tfor (i = 0; i < (long)(64 / sizeof(rp_elem)); i++)\n"
-		"\t\trp_ones[i] = 1;\n"
+		"\tfor (i = 0; i < (long)(32 * 64 / sizeof(rp_elem)); i++)\n"
+		"\t\trp_vsave[i] = 1;\n"
 		"\t/* Stream k starts k * (1 KiB + 64) bytes into its pages: "
 		"no\n\t * two streams alias modulo 4 KiB. */\n"
 		"\tfor (k = 0; k < RP_GROUPS; k++) {\n"
