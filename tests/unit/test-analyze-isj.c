@@ -91,10 +91,9 @@ static size_t claw(double *x)
 
 	for (i = 0; i < 500; i++) {
 		double z = normal(&s);
+		double centre = (double)((int)(i / 2 % 5) - 2) * 0.5;
 
-		x[i] = i % 2 == 0 ? z
-				  : (double)((int)(i / 2 % 5) - 2) * 0.5 +
-					    0.1 * z;
+		x[i] = i % 2 == 0 ? z : centre + 0.1 * z;
 	}
 	return 500;
 }
