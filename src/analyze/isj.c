@@ -141,7 +141,8 @@ double lk_kde_isj_fixed_point(double t, double nunique, const double *isq,
 }
 
 /* A root of the fixed point in [0, tol], tol doubled until there is a
- * sign change (KDEpy's _root); bisection to the last bit. */
+ * sign change (KDEpy's _root); bisection to the last bit, which it
+ * reaches when the midpoint is one of the ends (some 60 steps). */
 static int root(double nunique, const double *isq, const double *a2,
 		size_t n, double *t)
 {
@@ -157,10 +158,11 @@ static int root(double nunique, const double *isq, const double *a2,
 							  n) < 0))
 			continue;
 		for (i = 0; i < 200 && hi - lo > 1e-300; i++) {
-			double mid = lo + (hi - lo) / 2;
-			double fm = lk_kde_isj_fixed_point(mid, nunique, isq,
-							   a2, n);
+			double mid = lo + (hi - lo) / 2, fm;
 
+			if (mid == lo || mid == hi)
+				break;
+			fm = lk_kde_isj_fixed_point(mid, nunique, isq, a2, n);
 			if ((fm < 0) == (flo < 0))
 				lo = mid;
 			else
