@@ -211,10 +211,17 @@ double lk_tree_predict(const struct lk_tree *t, const double *const *x,
 		       size_t row);
 int lk_tree_depth(const struct lk_tree *t);
 size_t lk_tree_leaves(const struct lk_tree *t);
-/* scikit-learn's export_text layout; class_names NULL: regression. */
+/*
+ * scikit-learn's export_text layout; class_names NULL: regression.
+ * cols (NULL, or the features' columns, parallel to feat): a split on a
+ * categorical column also names the labels each side takes, "compiler
+ * <= 1.50 (clang, gcc)", its codes being the sorted labels' indices.
+ */
 void lk_tree_text(const struct lk_tree *t, const char *const *feat,
+		  const struct lk_column *const *cols,
 		  const char *const *class_names, struct lk_buf *out);
 void lk_tree_dot(const struct lk_tree *t, const char *const *feat,
+		 const struct lk_column *const *cols,
 		 const char *const *class_names, struct lk_buf *out);
 void lk_tree_json(const struct lk_tree *t, const char *const *feat,
 		  struct lk_buf *out);

@@ -14,6 +14,7 @@ struct lk_analysis {
 	int *feat;
 	size_t nfeat, missing;
 	const char **feat_names;
+	const struct lk_column **feat_cols;   /* parallel to feat_names */
 	int regression;
 	struct lk_categories cats;
 	int *cls;                    /* per row: class index */

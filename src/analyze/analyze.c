@@ -352,8 +352,11 @@ static void fit(struct lk_analysis *a)
 	a->seconds_tree = lk_now() - t0;
 	predict_all(a);
 	a->feat_names = lk_calloc(a->nfeat + 1, sizeof(char *));
-	for (i = 0; i < a->nfeat; i++)
+	a->feat_cols = lk_calloc(a->nfeat + 1, sizeof(*a->feat_cols));
+	for (i = 0; i < a->nfeat; i++) {
 		a->feat_names[i] = a->t.cols[a->feat[i]].name;
+		a->feat_cols[i] = &a->t.cols[a->feat[i]];
+	}
 	if (o->forest > 0) {
 		t0 = lk_now();
 		fp.max_depth = o->forest_max_depth;
@@ -395,6 +398,7 @@ static void release(struct lk_analysis *a)
 	free(a->cls);
 	free(a->feat);
 	free(a->feat_names);
+	free(a->feat_cols);
 	free(a->pred);
 	free(a->confusion);
 	free(a->perm_mean);

@@ -176,7 +176,8 @@ void lk_analysis_text(const struct lk_analysis *a, struct lk_buf *b)
 	lk_buf_addf(b, "tree: depth %d, %zu leaves, test %s %.4f\n",
 		    lk_tree_depth(&a->tree), lk_tree_leaves(&a->tree), score,
 		    a->tree_score);
-	lk_tree_text(&a->tree, a->feat_names, a->class_names, b);
+	lk_tree_text(&a->tree, a->feat_names, a->feat_cols, a->class_names,
+		     b);
 	if (a->o->forest > 0) {
 		lk_buf_addf(b, "forest: %ld trees, test %s %.4f\n",
 			    a->o->forest, score, a->forest_score);
@@ -396,8 +397,10 @@ int lk_analysis_write(struct lk_analysis *a, const char *dir,
 	for (i = 0; i < 7; i++)
 		lk_buf_init(&b[i]);
 	processed_csv(a, &b[0]);
-	lk_tree_text(&a->tree, a->feat_names, a->class_names, &b[1]);
-	lk_tree_dot(&a->tree, a->feat_names, a->class_names, &b[2]);
+	lk_tree_text(&a->tree, a->feat_names, a->feat_cols, a->class_names,
+		     &b[1]);
+	lk_tree_dot(&a->tree, a->feat_names, a->feat_cols, a->class_names,
+		    &b[2]);
 	model_json(a, &b[3]);
 	importance_csv(a, &b[4]);
 	confusion_csv(a, &b[5]);

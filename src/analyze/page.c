@@ -192,7 +192,8 @@ static void tree(const struct lk_analysis *a,
 		lk_buf_adds(b, "</div>\n");
 		return;
 	}
-	lk_tree_text(&a->tree, a->feat_names, a->class_names, &text);
+	lk_tree_text(&a->tree, a->feat_names, a->feat_cols, a->class_names,
+		     &text);
 	lk_html_tag_text(b, "pre", NULL, lk_buf_str(&text));
 	lk_buf_release(&text);
 }

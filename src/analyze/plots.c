@@ -302,7 +302,8 @@ static void tree_svg(struct lk_analysis *a, struct lk_plotdir *pd,
 		return;
 	}
 	lk_ctx_init(&quiet);
-	lk_tree_dot(&a->tree, a->feat_names, a->class_names, &b);
+	lk_tree_dot(&a->tree, a->feat_names, a->feat_cols, a->class_names,
+		    &b);
 	path = lk_path_join(pd->dir, "tree.dot");
 	if (!lk_plotdir_write(&quiet, pd, "tree.dot", &b)) {
 		const char *argv[] = {dot, "-Tsvg", path, NULL};

@@ -29,33 +29,73 @@ static void indent(struct lk_buf *out, int depth)
 	lk_buf_adds(out, "|---");
 }
 
-static void text_node(const struct lk_tree *t, const char *const *feat,
-		      const char *const *cls, int i, int depth,
+#define LABELS_SHOWN 6
+
+/* " (a, b)": the labels of a categorical split's side (left: codes <=
+ * threshold); nothing for a numeric column. */
+static void side_labels(const struct lk_column *c, double threshold,
+			int left, struct lk_buf *out)
+{
+	size_t i, shown = 0;
+
+	if (!c || !c->categorical)
+		return;
+	for (i = 0; i < c->nlabels; i++) {
+		if (((double)i <= threshold) != left)
+			continue;
+		if (shown++ == LABELS_SHOWN) {
+			lk_buf_adds(out, ", ...");
+			break;
+		}
+		lk_buf_addf(out, "%s%s", shown > 1 ? ", " : " (", c->labels[i]);
+	}
+	if (shown)
+		lk_buf_adds(out, ")");
+}
+
+struct text_args {
+	const struct lk_tree *t;
+	const char *const *feat;
+	const struct lk_column *const *cols;
+	const char *const *cls;
+};
+
+static void text_node(const struct text_args *a, int i, int depth,
 		      struct lk_buf *out)
 {
-	const struct lk_tree_node *n = &t->nodes[i];
+	const struct lk_tree_node *n = &a->t->nodes[i];
+	const struct lk_column *c;
 
 	if (n->feature < 0) {
 		indent(out, depth);
-		if (t->nclasses)
-			lk_buf_addf(out, " class: %s\n", cls[argmax(t, n)]);
+		if (a->t->nclasses)
+			lk_buf_addf(out, " class: %s\n",
+				    a->cls[argmax(a->t, n)]);
 		else
 			lk_buf_addf(out, " value: [%.2f]\n", mean(n));
 		return;
 	}
+	c = a->cols ? a->cols[n->feature] : NULL;
 	indent(out, depth);
-	lk_buf_addf(out, " %s <= %.2f\n", feat[n->feature], n->threshold);
-	text_node(t, feat, cls, n->left, depth + 1, out);
+	lk_buf_addf(out, " %s <= %.2f", a->feat[n->feature], n->threshold);
+	side_labels(c, n->threshold, 1, out);
+	lk_buf_adds(out, "\n");
+	text_node(a, n->left, depth + 1, out);
 	indent(out, depth);
-	lk_buf_addf(out, " %s >  %.2f\n", feat[n->feature], n->threshold);
-	text_node(t, feat, cls, n->right, depth + 1, out);
+	lk_buf_addf(out, " %s >  %.2f", a->feat[n->feature], n->threshold);
+	side_labels(c, n->threshold, 0, out);
+	lk_buf_adds(out, "\n");
+	text_node(a, n->right, depth + 1, out);
 }
 
 void lk_tree_text(const struct lk_tree *t, const char *const *feat,
+		  const struct lk_column *const *cols,
 		  const char *const *class_names, struct lk_buf *out)
 {
+	const struct text_args a = {t, feat, cols, class_names};
+
 	if (t->n)
-		text_node(t, feat, class_names, 0, 1, out);
+		text_node(&a, 0, 1, out);
 }
 
 static void dot_escape(struct lk_buf *out, const char *s)
@@ -83,6 +123,7 @@ static void dot_value(const struct lk_tree *t, const struct lk_tree_node *n,
 }
 
 void lk_tree_dot(const struct lk_tree *t, const char *const *feat,
+		 const struct lk_column *const *cols,
 		 const char *const *class_names, struct lk_buf *out)
 {
 	size_t i;
@@ -94,8 +135,15 @@ void lk_tree_dot(const struct lk_tree *t, const char *const *feat,
 
 		lk_buf_addf(out, "%zu [label=\"", i);
 		if (n->feature >= 0) {
+			struct lk_buf side = LK_BUF_INIT;
+
 			dot_escape(out, feat[n->feature]);
-			lk_buf_addf(out, " <= %.4f\\n", n->threshold);
+			lk_buf_addf(out, " <= %.4f", n->threshold);
+			side_labels(cols ? cols[n->feature] : NULL,
+				    n->threshold, 1, &side);
+			dot_escape(out, lk_buf_str(&side));
+			lk_buf_adds(out, "\\n");
+			lk_buf_release(&side);
 		}
 		lk_buf_addf(out, "%s = %.4f\\nsamples = %zu\\n",
 			    t->nclasses ? "impurity" : "squared_error",

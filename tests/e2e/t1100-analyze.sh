@@ -77,6 +77,21 @@ for f in processed.csv tree.txt tree.dot model.json importance.csv \
 	[ -s out/$f ] || fail "out/$f missing"
 done
 grep -q '^|--- [a-f] <= 0\.' out/tree.txt || fail "tree.txt: $(head -3 out/tree.txt)"
+
+# A split on a categorical column names the labels of each side (codes
+# are the sorted labels' indices: clang 0, gcc 1, icx 2).
+{
+	echo compiler,cycles
+	for i in 1 2 3 4 5 6; do
+		echo gcc,100; echo clang,200; echo icx,300
+	done
+} >cat.csv
+"$LOOPKIT" analyze --csv cat.csv --target cycles --categories none \
+	--forest 0 --knn 0 --test 0.5 -o cat >/dev/null ||
+	fail "categorical analysis"
+grep -qx '|--- compiler <= 1.50 (clang, gcc)' cat/tree.txt &&
+	grep -qx '|--- compiler >  1.50 (icx)' cat/tree.txt ||
+	fail "categorical split: $(cat cat/tree.txt)"
 touch -d '2001-01-01' out/*
 "$LOOPKIT" analyze --csv xor.csv --target cls --categories step:-0.5:1 \
 	--split-column split -o out 2>err >/dev/null
