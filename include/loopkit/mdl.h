@@ -234,6 +234,12 @@ struct lk_cfg;
 void lk_mdl_loops(const struct lk_cfg *cfg, LK_GIVE size_t **heads,
 		  size_t *n);
 
+/* The latency classes of a carried recurrence's operations. */
+enum lk_mdl_chain_class {
+	LK_MDL_CHAIN_ADD, LK_MDL_CHAIN_MUL, LK_MDL_CHAIN_FMA, LK_MDL_CHAIN_DIV,
+	LK_MDL_CHAIN_OTHER, LK_MDL_CHAIN_FORWARD, LK_MDL_NCHAIN
+};
+
 struct lk_mdl_extraction {
 	uint64_t loop;            /* the header block's first address */
 	int refused;              /* then reason says why; mdl is empty */
@@ -241,10 +247,14 @@ struct lk_mdl_extraction {
 	struct lk_mdl mdl;
 	/* Static metrics (also in mdl.meta). */
 	long unroll, lanes, spill_fill, carried, other_ops, split;
-	/* The longest accumulation chain carried from one iteration of
-	 * the compiled loop to the next: its adds (or subtracts) and its
-	 * FMAs per iteration (meta chain_add, chain_fma when not 0). */
-	long chain_add, chain_fma;
+	/* The recurrence carried from one iteration of the compiled loop
+	 * to a later one, in a register or through memory, that takes the
+	 * longest: its operations per latency class (meta chain_add,
+	 * chain_mul, chain_fma, chain_div, chain_other, chain_forward:
+	 * store-to-load hops; when not 0) over chain_distance iterations
+	 * (meta chain_distance when not 1). */
+	long chain[LK_MDL_NCHAIN];
+	long chain_distance;
 };
 
 /*
@@ -347,11 +357,11 @@ struct lk_mdl_prediction {
 	struct lk_mdl_knn_step *steps;
 	size_t *step_ukernel;        /* sum: the µkernel of each step */
 	size_t nsteps;
-	/* The latency bound of the loop-carried accumulation chain: its
-	 * adds and FMAs per compiled iteration (meta chain_add, chain_fma)
-	 * times the database's latencies, over meta.unroll; 0 when m has
-	 * no chain or the database no latency. value is the larger of
-	 * the k-NN's (knn) and the bound. */
+	/* The latency bound of the carried recurrence: its operations
+	 * (meta chain_*) times the database's latencies, over
+	 * chain_distance and meta.unroll; 0 when m has none or the
+	 * database lacks a latency it needs. value is the larger of the
+	 * k-NN's (knn) and the bound. */
 	double knn, bound;
 };
 
@@ -360,9 +370,8 @@ struct lk_mdl_prediction {
  * (lk_store_mdl_db_get): the k-NN over the seeds that have a value at
  * that level, on the joint features or summed over the µkernels. This
  * is the entry point for any loop turned into MDL (a binary's loop goes
- * through extraction first). A loop-carried accumulation chain (meta
- * chain_add, chain_fma) bounds it from below with the database's
- * latencies (out->bound). LK_EINPUT when m has no features (see
+ * through extraction first). A carried recurrence (meta chain_*)
+ * bounds it from below with the database's latencies (out->bound). LK_EINPUT when m has no features (see
  * lk_mdl_features) or db has no value at level. Release *out with
  * lk_mdl_prediction_release.
  */
@@ -387,15 +396,18 @@ enum lk_mdl_explore {
 
 /*
  * The latency benchmarks a database also measures (at L1, whatever its
- * levels): a chain of dependent scalar double-precision adds, multiplies
- * and (on a CPU with FMA) fused multiply-adds, stored as the values of
- * the pseudo-seeds "latency:add", "latency:mul", "latency:fma" in
- * cycles per operation. Prediction bounds a loop by its loop-carried
- * accumulation chains with them (lk_mdl_predict).
+ * levels): a chain of dependent scalar double-precision adds,
+ * multiplies, (on a CPU with FMA) fused multiply-adds, divides, and
+ * store-load pairs, stored as the values of the pseudo-seeds
+ * "latency:add", ... in cycles per operation. Prediction bounds a loop
+ * by its carried recurrence with them (lk_mdl_predict).
  */
 enum lk_mdl_latency { LK_MDL_LAT_NONE, LK_MDL_LAT_ADD, LK_MDL_LAT_MUL,
-		      LK_MDL_LAT_FMA, LK_MDL_NLAT };
-/* "latency:add", ...; NULL for LK_MDL_LAT_NONE. */
+		      LK_MDL_LAT_FMA, LK_MDL_LAT_DIV, LK_MDL_LAT_STORE,
+		      LK_MDL_NLAT };
+/* "latency:add", "latency:mul", "latency:fma", "latency:div",
+ * "latency:store-load" (a store and the load of it); NULL for
+ * LK_MDL_LAT_NONE. */
 const char *lk_mdl_latency_name(enum lk_mdl_latency op);
 
 struct lk_mdl_db_unit {

@@ -243,7 +243,8 @@ static void add_unit(struct lk_mdl_db_plan *p, size_t *alloc, size_t seed,
 							 LK_MDL_LAT_NONE};
 }
 
-/* The latency units: add and mul, and fma where the CPU has it. */
+/* The latency units: add, mul, div, store-load, and fma where the CPU
+ * has it. */
 static void plan_latency(struct lk_mdl_db_plan *p, size_t *alloc)
 {
 	int op;
@@ -447,7 +448,7 @@ static void db_identity(const struct lk_mdl_db_plan *p, const char *method,
 				  "latency=%d method=%s",
 				  explore_names[p->explore], p->nseeds,
 				  LK_MDL_NFEATURES,
-				  __builtin_cpu_supports("fma") ? 3 : 2,
+				  __builtin_cpu_supports("fma") ? 5 : 4,
 				  method);
 	lk_hash_init(&h);
 	lk_hash_add_str(&h, out->isa);

@@ -15,7 +15,8 @@
 #define TRIPS 2000L
 
 static const char *const latency_names[LK_MDL_NLAT] = {
-	NULL, "latency:add", "latency:mul", "latency:fma"};
+	NULL, "latency:add", "latency:mul", "latency:fma", "latency:div",
+	"latency:store-load"};
 
 const char *lk_mdl_latency_name(enum lk_mdl_latency op)
 {
@@ -23,30 +24,38 @@ const char *lk_mdl_latency_name(enum lk_mdl_latency op)
 							 : NULL;
 }
 
-/* The chained instruction: %xmm0 = %xmm0 op (0 or 1). */
+/* The chained instruction(s): %xmm0 = %xmm0 op (0 or 1), or %xmm0
+ * stored and loaded back. */
 static void chain_insn(const struct lk_mdl_machine *m,
 		       enum lk_mdl_latency op, struct lk_buf *out)
 {
 	const struct lk_mdl_insns *t = &m->insns[1];
+	const char *v = m->three_operand ? "v" : "";
+	const char *name = op == LK_MDL_LAT_ADD ? t->add_scalar :
+			   op == LK_MDL_LAT_MUL ? t->mul_scalar : NULL;
 
 	if (op == LK_MDL_LAT_FMA)
 		lk_buf_adds(out, "vfmadd231sd %%xmm2, %%xmm1, %%xmm0");
+	else if (op == LK_MDL_LAT_STORE)
+		lk_buf_addf(out, "%smovsd %%%%xmm0, 24(%%1)\\n\\t%smovsd "
+			    "24(%%1), %%%%xmm0", v, v);
+	else if (op == LK_MDL_LAT_DIV && m->three_operand)
+		lk_buf_adds(out, "vdivsd %%xmm1, %%xmm0, %%xmm0");
+	else if (op == LK_MDL_LAT_DIV)
+		lk_buf_adds(out, "divsd %%xmm1, %%xmm0");
 	else if (m->three_operand)
-		lk_buf_addf(out, "%s %%%%xmm1, %%%%xmm0, %%%%xmm0",
-			    op == LK_MDL_LAT_ADD ? t->add_scalar
-						 : t->mul_scalar);
+		lk_buf_addf(out, "%s %%%%xmm1, %%%%xmm0, %%%%xmm0", name);
 	else
-		lk_buf_addf(out, "%s %%%%xmm1, %%%%xmm0",
-			    op == LK_MDL_LAT_ADD ? t->add_scalar
-						 : t->mul_scalar);
+		lk_buf_addf(out, "%s %%%%xmm1, %%%%xmm0", name);
 }
 
 int mdl_latency_source(const struct lk_mdl_machine *m,
 		       enum lk_mdl_latency op, struct lk_buf *out)
 {
 	const char *target = op == LK_MDL_LAT_FMA ? "fma" : m->target;
-	/* add: xmm1 = 0; mul: xmm1 = 1; fma: xmm1 = 0, xmm2 = 1. */
-	const char *second = op == LK_MDL_LAT_MUL ? "1.0" : "0.0";
+	/* add: xmm1 = 0; mul, div: xmm1 = 1; fma: xmm1 = 0, xmm2 = 1. */
+	const char *second = op == LK_MDL_LAT_MUL || op == LK_MDL_LAT_DIV
+				     ? "1.0" : "0.0";
 
 	lk_buf_addf(out, "/* loopkit-mdl: source=%s isa=%s level=L1 "
 		    "chain=%d trips=%ld iterations-per-step=%ld */\n",
@@ -56,7 +65,7 @@ int mdl_latency_source(const struct lk_mdl_machine *m,
 		    "operation, %d in a chain per loop iteration, %ld "
 		    "iterations per step.\n */\n#include <lkrt.h>\n\n",
 		    CHAIN, TRIPS);
-	lk_buf_addf(out, "static const double mdl_in[3] = {1.0, %s, 1.0};\n\n"
+	lk_buf_addf(out, "static double mdl_in[4] = {1.0, %s, 1.0, 0.0};\n\n"
 		    "__attribute__((noinline%s%s%s)) static void "
 		    "mdl_chain(long n)\n{\n\t__asm__ volatile(\n"
 		    "\t\t\"movsd (%%1), %%%%xmm0\\n\\t\"\n"

@@ -6,7 +6,6 @@
  * re-rolling of unrolled copies, canonical order and naming, static
  * metrics (doc/loopkit-mdl.md, "extract"; the JSON in extract-json.c).
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -691,27 +690,152 @@ static void ukernels_of(struct lk_mdl *m, const struct canon *c,
 	}
 }
 
-/* The longest accumulation chain (mdl_x_chains marked its nodes): the
- * one with the most operations, then the most FMAs. */
-static void longest_chain(const struct xloop *x, long *add, long *fma)
+/*
+ * The recurrence that bounds the loop (doc/loopkit-mdl.md, "the carried
+ * chain"): a register value carried from one iteration to the next (a
+ * carried φ to its final value), or a value stored and loaded back k
+ * iterations later (a load of a stream at the offset a store of the
+ * same stream had k strides earlier). Its operations are counted per
+ * latency class; the path kept is the longest by typical latencies
+ * (the database's measured ones weigh it when predicting).
+ */
+static const double typical[LK_MDL_NCHAIN] = {3, 3, 4, 13, 1, 5};
+
+static int chain_class(const struct xnode *n)
 {
-	size_t p, n;
+	switch (n->op) {
+	case LK_OPC_ADD: case LK_OPC_SUB: case LK_OPC_HADD:
+		return LK_MDL_CHAIN_ADD;
+	case LK_OPC_MUL:
+		return LK_MDL_CHAIN_MUL;
+	case LK_OPC_FMA:
+		return LK_MDL_CHAIN_FMA;
+	case LK_OPC_DIV: case LK_OPC_SQRT:
+		return LK_MDL_CHAIN_DIV;
+	default:
+		return LK_MDL_CHAIN_OTHER;
+	}
+}
 
-	*add = *fma = 0;
-	for (p = 1; p < x->nnodes; p++) {
-		long a = 0, f = 0;
+/* Node n's longest distance from the source through its inputs (d < 0:
+ * not reached), its operations per class in c. */
+static void relax(const struct xloop *x, size_t n, size_t top, double *d,
+		  long *c)
+{
+	const struct xnode *nd = &x->nodes[n];
+	int cls = nd->kind == XN_OP ? chain_class(nd) : -1, k;
+	size_t i;
 
-		if (x->nodes[p].kind != XN_PHI)
+	for (i = 0; i < nd->nin; i++) {
+		size_t in = nd->in[i];
+		double w;
+
+		if (in > top || d[in] < 0)
 			continue;
-		for (n = 1; n < x->nnodes; n++)
-			if (x->nodes[n].kind == XN_OP && x->nodes[n].chain == p)
-				x->nodes[n].op == LK_OPC_FMA ? f++ : a++;
-		if (a + f > *add + *fma || (a + f == *add + *fma && f > *fma)) {
-			*add = a;
-			*fma = f;
+		w = d[in] + (cls >= 0 ? typical[cls] : 0);
+		if (w <= d[n])
+			continue;
+		d[n] = w;
+		for (k = 0; k < LK_MDL_NCHAIN; k++)
+			c[n * LK_MDL_NCHAIN + k] =
+				c[in * LK_MDL_NCHAIN + k] + (k == cls);
+	}
+}
+
+/* The longest path from node src to node dst, its operations per class
+ * into count; 0 when dst is not reached. Nodes come after their inputs
+ * but φs, made when a register is first read: src may be any node. */
+static int longest_path(const struct xloop *x, size_t src, size_t dst,
+			long *count)
+{
+	size_t top = src > dst ? src : dst, n;
+	double *d;
+	long *c;
+	int reached;
+
+	if (dst == src)
+		return 0;
+	d = lk_calloc(top + 1, sizeof(*d));
+	c = lk_calloc((top + 1) * LK_MDL_NCHAIN, sizeof(*c));
+	for (n = 0; n <= top; n++)
+		d[n] = n == src ? 0 : -1;
+	for (n = 1; n <= dst; n++)
+		if (n != src)
+			relax(x, n, top, d, c);
+	reached = d[dst] >= 0;
+	if (reached)
+		memcpy(count, &c[dst * LK_MDL_NCHAIN],
+		       LK_MDL_NCHAIN * sizeof(*count));
+	free(d);
+	free(c);
+	return reached;
+}
+
+static double chain_weight(const long *count, long distance)
+{
+	double w = 0;
+	int k;
+
+	for (k = 0; k < LK_MDL_NCHAIN; k++)
+		w += (double)count[k] * typical[k];
+	return w / (double)distance;
+}
+
+static void keep_chain(const long *count, long distance,
+		       struct lk_mdl_extraction *out)
+{
+	if (chain_weight(count, distance) <=
+	    chain_weight(out->chain, out->chain_distance))
+		return;
+	memcpy(out->chain, count, sizeof(out->chain));
+	out->chain_distance = distance;
+}
+
+/* Does load l read what store s wrote k >= 1 iterations earlier? */
+static long memory_distance(const struct xloop *x, const struct xnode *l,
+			    const struct xnode *s)
+{
+	const struct xacc *a = &x->accs[l->acc], *b = &x->accs[s->acc];
+	long long gap = b->off - a->off;
+
+	if (a->flow != b->flow || a->size != b->size || !a->stride ||
+	    a->stride != b->stride || gap % a->stride)
+		return 0;
+	gap /= a->stride;
+	return gap >= 1 && gap <= 16 ? (long)gap : 0;
+}
+
+static void recurrences(const struct xloop *x, struct lk_mdl_extraction *out)
+{
+	long count[LK_MDL_NCHAIN];
+	size_t p, q;
+
+	memset(out->chain, 0, sizeof(out->chain));
+	out->chain_distance = 1;
+	for (p = 1; p < x->nnodes; p++) {
+		const struct xnode *n = &x->nodes[p];
+
+		if (n->kind == XN_PHI && n->carried && n->final &&
+		    longest_path(x, p, n->final, count))
+			keep_chain(count, 1, out);
+		if (n->kind != XN_LOAD)
+			continue;
+		for (q = p + 1; q < x->nnodes; q++) {
+			long k;
+
+			if (x->nodes[q].kind != XN_STORE ||
+			    !(k = memory_distance(x, n, &x->nodes[q])) ||
+			    !longest_path(x, p, q, count))
+				continue;
+			count[LK_MDL_CHAIN_FORWARD]++;
+			keep_chain(count, k, out);
 		}
 	}
 }
+
+static const char *const chain_keys[LK_MDL_NCHAIN] = {
+	"chain_add", "chain_mul", "chain_fma", "chain_div", "chain_other",
+	"chain_forward"};
 
 static void metrics(struct lk_mdl *m, const struct canon *c, const char *source,
 		    struct lk_mdl_extraction *out)
@@ -739,13 +863,14 @@ static void metrics(struct lk_mdl *m, const struct canon *c, const char *source,
 	if (c->x->remat)
 		meta_add(m, "remat", LK_MDL_INT,
 			 lk_asprintf("%ld", c->x->remat));
-	longest_chain(c->x, &out->chain_add, &out->chain_fma);
-	if (out->chain_add)
-		meta_add(m, "chain_add", LK_MDL_INT,
-			 lk_asprintf("%ld", out->chain_add));
-	if (out->chain_fma)
-		meta_add(m, "chain_fma", LK_MDL_INT,
-			 lk_asprintf("%ld", out->chain_fma));
+	recurrences(c->x, out);
+	for (k = 0; k < LK_MDL_NCHAIN; k++)
+		if (out->chain[k])
+			meta_add(m, chain_keys[k], LK_MDL_INT,
+				 lk_asprintf("%ld", out->chain[k]));
+	if (out->chain_distance > 1)
+		meta_add(m, "chain_distance", LK_MDL_INT,
+			 lk_asprintf("%ld", out->chain_distance));
 	if (bytes)
 		meta_add(m, "flop_per_byte", LK_MDL_DEC,
 			 decimal((double)(add + mul) / (double)bytes));

@@ -102,19 +102,41 @@ static double latency(const struct lk_mdl_db_row *db, enum lk_mdl_latency op)
 	return 0;
 }
 
-/* Cycles per canonical iteration of m's carried chain, 0 if unknown. */
+/*
+ * Cycles per canonical iteration of m's carried recurrence (meta
+ * chain_*, over chain_distance iterations and meta.unroll canonical
+ * ones each), 0 when m has none or the database lacks a latency it
+ * needs. An FMA without its latency (a CPU without FMA has no FMA
+ * chain) takes the add's; an "other" operation (a move, a shuffle, a
+ * logic operation) one cycle.
+ */
 static double chain_bound(const struct lk_mdl_db_row *db,
 			  const struct lk_mdl *m)
 {
-	long add = meta_long(m, "chain_add"), fma = meta_long(m, "chain_fma");
+	static const char *const keys[LK_MDL_NCHAIN] = {
+		"chain_add", "chain_mul", "chain_fma", "chain_div",
+		"chain_other", "chain_forward"};
+	static const enum lk_mdl_latency ops[LK_MDL_NCHAIN] = {
+		LK_MDL_LAT_ADD, LK_MDL_LAT_MUL, LK_MDL_LAT_FMA, LK_MDL_LAT_DIV,
+		LK_MDL_LAT_NONE, LK_MDL_LAT_STORE};
 	long unroll = meta_long(m, "unroll");
-	double a = latency(db, LK_MDL_LAT_ADD), f = latency(db, LK_MDL_LAT_FMA);
+	long distance = meta_long(m, "chain_distance");
+	double sum = 0, lat;
+	int k;
 
-	if (!f)
-		f = a;        /* a CPU without FMA has no FMA chain */
-	if ((add && !a) || (fma && !f))
-		return 0;
-	return ((double)add * a + (double)fma * f) /
+	for (k = 0; k < LK_MDL_NCHAIN; k++) {
+		long n = meta_long(m, keys[k]);
+
+		if (!n)
+			continue;
+		lat = ops[k] == LK_MDL_LAT_NONE ? 1 : latency(db, ops[k]);
+		if (!lat && ops[k] == LK_MDL_LAT_FMA)
+			lat = latency(db, LK_MDL_LAT_ADD);
+		if (!lat)
+			return 0;
+		sum += (double)n * lat;
+	}
+	return sum / (double)(distance > 0 ? distance : 1) /
 	       (double)(unroll > 0 ? unroll : 1);
 }
 

@@ -1,8 +1,8 @@
 # loopkit mdl extract on the hand-written loops of tests/data/mdl/asm:
 # each extracts as the rules of doc/loopkit-mdl.md say (streams,
 # strides, offsets, coalesced sizes, Add/Mul, unroll, spill/fill,
-# refusals), and the scalar, unrolled, vectorised and renamed triads
-# share one canonical body.
+# refusals, carried recurrences), and the scalar, unrolled, vectorised
+# and renamed triads share one canonical body.
 . tests/e2e/lib.sh
 command -v python3 >/dev/null || skip "python3 not installed"
 command -v cc >/dev/null || skip "no C compiler to assemble with"
@@ -75,6 +75,15 @@ for n, u, c in [("dot", 1, 1), ("dot-x4", 4, 4)]:
            f"a reduction, {c} carried")
 expect("dot", get("dot")["canonical"] == get("dot-x4")["canonical"],
        "1 and 4 accumulators: one canonical body")
+# The carried recurrence per compiled iteration: a register chain, or
+# one through memory (a store loaded back the next iteration).
+def chain(n):
+    return {k: v for k, v in get(n)["meta"].items() if k.startswith("chain")}
+expect("dot", chain("dot") == {"chain_add": 1}, "a chain of one add")
+expect("dot-x4", chain("dot-x4") == {"chain_add": 1}, "four chains of one add")
+expect("triad", chain("triad") == {}, "no chain")
+expect("recurrence", chain("recurrence") == {"chain_add": 1, "chain_div": 1,
+       "chain_forward": 1}, "add, div and a store loaded back")
 x = get("indirect")
 expect("indirect", x["status"] == "refused" and
        x["reason"].startswith("indirect access"), "refused, indirect")

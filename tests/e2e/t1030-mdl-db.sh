@@ -9,9 +9,10 @@
 cd "$TMPD"
 seeds=L1S0,L2S0,L1S0A1M1
 build="$LOOPKIT mdl db build --isa scalar --levels L1,RAM --explore minimal -q"
-# The latency units: add and mul, and fma on a CPU that has it.
-lat=2
-grep -qw fma /proc/cpuinfo && lat=3
+# The latency units: add, mul, div, store-load, and fma on a CPU that
+# has it.
+lat=4
+grep -qw fma /proc/cpuinfo && lat=5
 u=$((6 + lat)) u12=$((12 + lat))
 
 $build -o d --seeds $seeds >build1.out || fail "build: $(cat build1.out)"
