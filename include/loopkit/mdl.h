@@ -283,9 +283,9 @@ void lk_mdl_extraction_json(const struct lk_mdl_extraction *x,
  * elements per canonical iteration (8-byte elements unless an access
  * size is not a multiple of 8, then 4-byte): f = (loads / S, stores / S,
  * S, Add, Mul, F) with S the number of distinct flows accessed (loads
- * and stores per stream are 0 when S = 0) and F the number of those
- * accessed with a stride of 64 bytes or more (a new cache line each
- * iteration). Over the union of the innermost
+ * and stores per stream are 0 when S = 0) and F the number of distinct
+ * cache lines (64 bytes) that accesses of a stride of 64 bytes or more
+ * touch per iteration (each a new line every iteration). Over the union of the innermost
  * µkernels (k < 0: "joint") or over µkernel k alone (in the order they
  * appear, outer loops first). LK_EINPUT naming file for no µkernel, a
  * k out of range, a size that is no whole number of elements, or a

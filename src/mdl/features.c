@@ -2,9 +2,10 @@
  * The k-NN's feature vector of a description (doc/loopkit-mdl.md,
  * "predict"): loads and stores per stream, streams, adds and muls, in
  * elements per canonical iteration, so that coalescing (one 24-byte
- * access = three 8-byte ones) does not change them; and the streams
- * whose stride is a cache line or more (each access a new line: the
- * seeds' unit strides do not tell what those cost out of L1).
+ * access = three 8-byte ones) does not change them; and the lines that
+ * accesses of a stride of a cache line or more touch each iteration
+ * (each a new line: the seeds' unit strides do not tell what those
+ * cost out of L1).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -61,28 +62,52 @@ static int value_of(struct lk_ctx *ctx, const char *file,
 /* A stride of at least a cache line: each access a new line. */
 #define FAR_STRIDE 64
 
+struct far_line {
+	size_t flow;
+	long long line;
+};
+
 struct tally {
 	long long in_bytes, out_bytes, add, mul;
 	int elem;                   /* 8, or 4 when a size needs it */
-	unsigned char *flows;       /* by flow index: accessed (bit 0),
-				       with a far stride (bit 1) */
+	unsigned char *flows;       /* by flow index: accessed */
+	struct far_line *far;       /* the distinct lines far accesses
+				       touch in one iteration */
+	size_t nfar, afar;
 };
+
+/* A far access (a stride of a line or more) at offset off of flow: a
+ * new line each iteration, unless another far access of the flow is
+ * in the same line. */
+static void add_far(struct tally *t, size_t flow, long long off)
+{
+	long long line = off >= 0 ? off / 64 : -((-off + 63) / 64);
+	size_t i;
+
+	for (i = 0; i < t->nfar; i++)
+		if (t->far[i].flow == flow && t->far[i].line == line)
+			return;
+	LK_GROW(t->far, t->nfar + 1, t->afar);
+	t->far[t->nfar].flow = flow;
+	t->far[t->nfar++].line = line;
+}
 
 static int tally_accesses(struct lk_ctx *ctx, const char *file,
 			  const struct lk_mdl *m,
 			  const struct lk_mdl_access *a, size_t n,
 			  long long *bytes, struct tally *t)
 {
-	long long size, stride;
+	long long size, stride, off;
 	size_t i;
 	int ret;
 
 	for (i = 0; i < n; i++) {
 		if ((ret = value_of(ctx, file, m, &a[i].size, &size)) ||
-		    (ret = value_of(ctx, file, m, &a[i].stride, &stride)))
+		    (ret = value_of(ctx, file, m, &a[i].stride, &stride)) ||
+		    (ret = value_of(ctx, file, m, &a[i].offset, &off)))
 			return ret;
 		if (stride >= FAR_STRIDE || stride <= -FAR_STRIDE)
-			t->flows[a[i].flow] |= 2;
+			add_far(t, a[i].flow, off);
 		if (size <= 0 || size % 4)
 			return lk_error(ctx, LK_EINPUT, "%s: flow %s: size %lld "
 					"is not a whole number of 4- or 8-byte "
@@ -91,7 +116,7 @@ static int tally_accesses(struct lk_ctx *ctx, const char *file,
 		if (size % 8)
 			t->elem = 4;
 		*bytes += size;
-		t->flows[a[i].flow] |= 1;
+		t->flows[a[i].flow] = 1;
 	}
 	return 0;
 }
@@ -121,12 +146,10 @@ static int tally_ukernel(struct lk_ctx *ctx, const char *file,
 static void to_features(const struct lk_mdl *m, const struct tally *t,
 			double *f)
 {
-	size_t i, streams = 0, far = 0;
+	size_t i, streams = 0;
 
-	for (i = 0; i < m->nflows; i++) {
-		streams += t->flows[i] & 1;
-		far += t->flows[i] >> 1;
-	}
+	for (i = 0; i < m->nflows; i++)
+		streams += t->flows[i];
 	memset(f, 0, LK_MDL_NFEATURES * sizeof(*f));
 	if (streams) {
 		f[0] = (double)(t->in_bytes / t->elem) / (double)streams;
@@ -135,14 +158,14 @@ static void to_features(const struct lk_mdl *m, const struct tally *t,
 	f[2] = (double)streams;
 	f[3] = (double)t->add;
 	f[4] = (double)t->mul;
-	f[5] = (double)far;
+	f[5] = (double)t->nfar;
 }
 
 int lk_mdl_features(struct lk_ctx *ctx, const char *file,
 		    const struct lk_mdl *m, long k, double *f)
 {
 	struct leaves lv = {0};
-	struct tally t = {0, 0, 0, 0, 8, NULL};
+	struct tally t = {0, 0, 0, 0, 8, NULL, NULL, 0, 0};
 	size_t i;
 	int ret = 0;
 
@@ -160,6 +183,7 @@ int lk_mdl_features(struct lk_ctx *ctx, const char *file,
 	if (!ret)
 		to_features(m, &t, f);
 	free(t.flows);
+	free(t.far);
 	free(lv.uks);
 	return ret;
 }

@@ -62,6 +62,34 @@ Test(mdl_knn, features_joint_and_per_ukernel)
 	lk_mdl_release(&m);
 }
 
+/* The sixth feature: the lines far accesses (a stride of 64 bytes or
+ * more) touch per iteration. */
+Test(mdl_knn, features_far_lines)
+{
+	static const char far[] =
+		"MDL 1\nMeta:\nData:\n  flow a\n  flow b\n  flow c\n"
+		"Body:\nTrip: 4\nI/O: In: a 4096 b 32 Out: c 32\nLoopBody:\n"
+		"  In:  a Stride: 576 Offset: 0 Size: 8\n"
+		"       a Stride: 576 Offset: 160 Size: 8\n"
+		"       a Stride: 576 Offset: 8 Size: 8\n"
+		"       b Stride: 8 Offset: 0 Size: 8\n"
+		"  Out: c Stride: -64 Offset: -8 Size: 8\n"
+		"  Add: 0 Mul: 0\n";
+	struct lk_ctx ctx;
+	struct lk_mdl m;
+	double f[LK_MDL_NFEATURES];
+
+	lk_ctx_init(&ctx);
+	parse(far, &m);
+	cr_assert_eq(lk_mdl_features(&ctx, "t.mdl", &m, -1, f), 0, "%s",
+		     ctx.msg);
+	/* a: offsets 0 and 8 share a line, 160 is another; c: a negative
+	 * stride of a line; b's unit stride is not far. */
+	cr_assert_eq(f[5], 3);
+	cr_assert_eq(f[2], 3);
+	lk_mdl_release(&m);
+}
+
 Test(mdl_knn, features_four_byte_elements_and_errors)
 {
 	static const char f4[] =
