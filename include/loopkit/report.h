@@ -195,6 +195,15 @@ struct lk_report_mdl_level {
 struct lk_mdl_eval_row;
 void lk_report_mdl_level(const struct lk_mdl_eval_row *rows, size_t n,
 			 const char *level, struct lk_report_mdl_level *out);
+/* The rows not compared, grouped by (status, reason) in order of
+ * first appearance, with their counts; *out (strings borrowed from the
+ * rows) is the caller's to free. */
+struct lk_report_mdl_reason {
+	const char *status, *reason;
+	size_t count;
+};
+size_t lk_report_mdl_reasons(const struct lk_mdl_eval_row *rows, size_t n,
+			     struct lk_report_mdl_reason **out);
 /*
  * The report's MDL section of campaign into out (nothing when the store
  * has no mdl eval rows for it): a table per level, the rows not

@@ -343,25 +343,13 @@ static void level_figures(struct eval *e, int level, struct lk_buf *out)
 /* Each reason a loop or a level was not compared, with its count. */
 static void reasons(const struct eval *e, struct lk_buf *out)
 {
-	size_t i, k, count;
+	struct lk_report_mdl_reason *g;
+	size_t ng = lk_report_mdl_reasons(e->rows, e->n, &g), i;
 
-	for (i = 0; i < e->n; i++) {
-		const struct lk_mdl_eval_row *r = &e->rows[i];
-
-		if (!strcmp(r->status, "ok"))
-			continue;
-		for (k = 0; k < i; k++)
-			if (!strcmp(e->rows[k].status, r->status) &&
-			    !strcmp(e->rows[k].reason, r->reason))
-				break;
-		if (k < i)
-			continue;
-		for (count = 0, k = i; k < e->n; k++)
-			count += !strcmp(e->rows[k].status, r->status) &&
-				 !strcmp(e->rows[k].reason, r->reason);
-		lk_buf_addf(out, "\n         %s %zu: %s", r->status, count,
-			    r->reason);
-	}
+	for (i = 0; i < ng; i++)
+		lk_buf_addf(out, "\n         %s %zu: %s", g[i].status,
+			    g[i].count, g[i].reason);
+	free(g);
 }
 
 static void summary_line(struct eval *e, struct lk_stage_summary *sum)

@@ -93,36 +93,50 @@ static void levels_table(struct lk_buf *b, const struct lk_mdl_eval_row *rows,
 	}
 }
 
+size_t lk_report_mdl_reasons(const struct lk_mdl_eval_row *rows, size_t n,
+			     struct lk_report_mdl_reason **out)
+{
+	size_t i, k, ng = 0, alloc = 0;
+
+	*out = NULL;
+	for (i = 0; i < n; i++) {
+		if (!strcmp(rows[i].status, "ok"))
+			continue;
+		for (k = 0; k < ng; k++)
+			if (!strcmp((*out)[k].status, rows[i].status) &&
+			    !strcmp((*out)[k].reason, rows[i].reason))
+				break;
+		if (k == ng) {
+			LK_GROW(*out, ng + 1, alloc);
+			(*out)[ng++] = (struct lk_report_mdl_reason){
+				rows[i].status, rows[i].reason, 0};
+		}
+		(*out)[k].count++;
+	}
+	return ng;
+}
+
 /* Each (status, reason) of the rows not compared, with its count. */
 static void reasons_table(struct lk_buf *b, const struct lk_mdl_eval_row *rows,
 			  size_t n)
 {
-	size_t i, k, count, shown = 0;
+	struct lk_report_mdl_reason *g;
+	size_t ng = lk_report_mdl_reasons(rows, n, &g), i;
 
-	for (i = 0; i < n; i++) {
-		if (!strcmp(rows[i].status, "ok"))
-			continue;
-		for (k = 0; k < i; k++)
-			if (!strcmp(rows[k].status, rows[i].status) &&
-			    !strcmp(rows[k].reason, rows[i].reason))
-				break;
-		if (k < i)
-			continue;
-		for (count = 0, k = i; k < n; k++)
-			count += !strcmp(rows[k].status, rows[i].status) &&
-				 !strcmp(rows[k].reason, rows[i].reason);
-		if (!shown++)
-			lk_buf_adds(b, "<h3>Not compared</h3>\n<table>\n<tr>"
-				    "<th>status</th><th>rows</th><th>reason"
-				    "</th></tr>\n");
+	if (ng)
+		lk_buf_adds(b, "<h3>Not compared</h3>\n<table>\n<tr>"
+			    "<th>status</th><th>rows</th><th>reason"
+			    "</th></tr>\n");
+	for (i = 0; i < ng; i++) {
 		lk_buf_adds(b, "<tr>");
-		lk_html_tag_text(b, "td", NULL, rows[i].status);
-		lk_html_td_count(b, (long)count);
-		lk_html_tag_text(b, "td", NULL, rows[i].reason);
+		lk_html_tag_text(b, "td", NULL, g[i].status);
+		lk_html_td_count(b, (long)g[i].count);
+		lk_html_tag_text(b, "td", NULL, g[i].reason);
 		lk_buf_adds(b, "</tr>\n");
 	}
-	if (shown)
+	if (ng)
 		lk_buf_adds(b, "</table>\n");
+	free(g);
 }
 
 /* Predicted against replayed, log-log, one series per level. */
