@@ -157,7 +157,7 @@ Test(mdl_knn, twice_a_seed_is_twice_its_performance)
 	/* In a database where the seed is alone along its direction. */
 	static const struct lk_mdl_knn_seed one[] = {
 		{"A1M1", {0, 0, 0, 1, 1}, 1.5}, {"S", {0, 1, 1, 0, 0}, 0.75}};
-	const double t[] = {0, 0, 0, 2, 2};
+	const double t[LK_MDL_NFEATURES] = {0, 0, 0, 2, 2};
 	struct lk_mdl_knn_opts o = opts();
 	struct lk_mdl_knn_result r;
 
@@ -171,7 +171,7 @@ Test(mdl_knn, twice_a_seed_is_twice_its_performance)
 Test(mdl_knn, disjoint_seeds_add_up)
 {
 	/* S (a store stream) and A1M1 (arithmetic) share no feature. */
-	const double t[] = {0, 1, 1, 1, 1};
+	const double t[LK_MDL_NFEATURES] = {0, 1, 1, 1, 1};
 	struct lk_mdl_knn_opts o = opts();
 	struct lk_mdl_knn_result r;
 
@@ -219,7 +219,7 @@ Test(mdl_knn, residual_never_negative_and_kmax_bounds_steps)
 Test(mdl_knn, zero_target_and_empty_database)
 {
 	const double zero[LK_MDL_NFEATURES] = {0};
-	const double t[] = {1, 0, 1, 0, 0};
+	const double t[LK_MDL_NFEATURES] = {1, 0, 1, 0, 0};
 	struct lk_mdl_knn_opts o = opts();
 	struct lk_mdl_knn_result r;
 
@@ -240,7 +240,7 @@ Test(mdl_knn, orders_weight_later_starts)
 	 * 0, 0, 0); then L1S0 seven times at half the residual's load each
 	 * (its stream count is not in r any more): scales 0.2, 0.1, ...
 	 * Final: (P1 + P2 / 2) / (1 + 1/2). */
-	const double t[] = {1, 0, 1, 0, 0};
+	const double t[LK_MDL_NFEATURES] = {1, 0, 1, 0, 0};
 	struct lk_mdl_knn_opts o = opts();
 	struct lk_mdl_knn_result r;
 	double p2 = 0.5 * 0.6 + 0.25 * 0.4 * (1 - 1.0 / 128);
