@@ -50,11 +50,13 @@ static void make_params(const struct lk_sweep *sw, struct unit *u)
 {
 	size_t i;
 
-	u->nparams = sw->naxes;
+	u->nparams = 0;
 	u->params = lk_calloc(sw->naxes + 1, sizeof(*u->params));
 	for (i = 0; i < sw->naxes; i++) {
-		u->params[i].name = sw->axes[i].name;
-		u->params[i].value = u->v->values[i];
+		if (sw->axes[i].implicit)    /* asm, asm.n: no -D */
+			continue;
+		u->params[u->nparams].name = sw->axes[i].name;
+		u->params[u->nparams++].value = u->v->values[i];
 	}
 	u->label = lk_variant_name(u->v->source, u->v->compiler,
 				   u->v->flagset->name, u->params,
@@ -205,7 +207,7 @@ static int plan_all(struct plan *p)
 	size_t i;
 	int ret;
 
-	if (p->sweep->gen.present)
+	if (p->sweep->gen.present || p->sweep->asm_body.given)
 		ret = plan_from_store(p);
 	else
 		ret = lk_sweep_expand(p->ctx, p->sweep, &p->variants, &p->n);
