@@ -417,6 +417,16 @@ static const char *template_problem(const char *t, int intel)
 	return problem;
 }
 
+/*
+ * The GPRs in the order {r} takes them: the caller-saved ones first,
+ * which keep a chain's value from one kernel call to the next (the
+ * caller's loop does not touch them; a callee-saved one is restored by
+ * the kernel's epilogue), rdi (the kernel's argument) last.
+ */
+static const char *const gpr_order[16] = {
+	"rax", "rcx", "rdx", "rsi", "r8",  "r9",  "r10", "r11",
+	"rbx", "r12", "r13", "r15", "rdi", "rsp", "rbp", "r14"};
+
 /* The registers {r} rotates over for version v: the section's, else
  * the vector registers 0-15 (a vector template) or the GPRs but rsp,
  * rbp and r14, less those the templates name themselves. */
@@ -442,7 +452,7 @@ static void version_regs(const struct lk_asm_cfg *a,
 		if (width)
 			snprintf(name, sizeof(name), "xmm%zu", i);
 		else
-			snprintf(name, sizeof(name), "%s", gpr64[i]);
+			snprintf(name, sizeof(name), "%s", gpr_order[i]);
 		if (!in_strv(&named, name) && strcmp(name, "rsp") &&
 		    strcmp(name, "rbp") && strcmp(name, "r14"))
 			lk_strv_push(out, name);
