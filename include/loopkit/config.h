@@ -417,7 +417,10 @@ int lk_sweep_add_source(struct lk_ctx *ctx, struct lk_sweep *s,
  * (last axis fastest), and apply the filters. *out is an array of *n
  * variants (NULL and 0 when the filters drop everything, which is not an
  * error); free it with lk_variants_free(). LK_EINPUT if the product has
- * more than 1,000,000 combinations before filtering.
+ * more than 1,000,000 combinations before filtering. With an asm:
+ * section there are no sources: every variant's source is "asm" (gen
+ * writes the real file) and combinations naming no valid asm point (a
+ * prefix longer than its version) are dropped.
  */
 int lk_sweep_expand(struct lk_ctx *ctx, const struct lk_sweep *s,
 		    LK_GIVE struct lk_variant **out, size_t *n);

@@ -136,7 +136,7 @@ struct scan {
 static void scan_word(const char *w, void *arg)
 {
 	struct scan *sc = arg;
-	char name[8];
+	char name[16];
 
 	if (canonical(w, name, sizeof(name), &sc->width) &&
 	    !in_strv(sc->names, name))
@@ -245,7 +245,7 @@ static int split_reg(const char *w, char *prefix, size_t size)
 static int push_reg(struct lk_ctx *ctx, const char *w, const char *where,
 		    struct lk_strv *out)
 {
-	char name[8];
+	char name[16];
 
 	if (!canonical(w, name, sizeof(name), NULL))
 		return lk_error(ctx, LK_EINPUT, "%s: '%s' is not a register",
@@ -434,7 +434,7 @@ static void version_regs(const struct lk_asm_cfg *a,
 			 const struct lk_asm_version *v, struct lk_strv *out)
 {
 	struct lk_strv named = LK_STRV_INIT;
-	char name[8];
+	char name[16];
 	size_t i;
 	int width = 0;
 
