@@ -81,6 +81,8 @@ struct lk_axis {
 	char *name;
 	struct lk_strv values;
 	long line;
+	int implicit;            /* an asm: section's axis (asm, asm.n...):
+				    a variant parameter, never a -D */
 };
 
 /* A named set of compiler flags. */
@@ -295,6 +297,43 @@ struct lk_analyze_cfg {
 	long line;
 };
 
+/*
+ * The 'asm:' section (src/config/asm.c, doc/loopkit-asm.md): instruction
+ * micro-benchmarks, MARTA's asm_body. Each version is a list of
+ * instructions (or, with chains, of templates using {r}); the selection
+ * adds the implicit axes 'asm' (the version) and 'asm.n' (prefix),
+ * 'asm.order' (permutations, subsets: "2-0-1") or 'asm.chains'.
+ */
+enum lk_asm_select { LK_ASM_ALL, LK_ASM_PREFIX, LK_ASM_PERMUTATIONS,
+		     LK_ASM_SUBSETS };
+
+struct lk_asm_version {
+	char *name;
+	struct lk_strv body;      /* one instruction (or template) each */
+	long *body_lines;         /* parallel to body; 0 from the CLI */
+	struct lk_strv init;      /* run once per call; empty: zero the
+				     registers the body names */
+	int init_given;
+	long line;
+};
+
+struct lk_asm_cfg {
+	int given;                /* the file has an asm: section */
+	int intel;                /* syntax: intel (default att) */
+	long unroll;              /* body copies per kernel call, default 100 */
+	long memory;              /* scratch bytes, address in %r14; 0: 4096 */
+	enum lk_asm_select select;
+	struct lk_asm_version *versions;
+	size_t nversions;
+	long *chains;             /* with chains: templates; NULL: lists */
+	size_t nchains;
+	struct lk_strv regs;      /* {r}'s registers, expanded ("xmm3");
+				     empty: by the template's width */
+	long line;
+};
+
+void lk_asm_cfg_release(struct lk_asm_cfg *a);
+
 struct lk_sweep {
 	char *path;               /* the YAML file, as given; NULL if built */
 	char *name;               /* 'name:' or the file's base name */
@@ -322,6 +361,7 @@ struct lk_sweep {
 	struct lk_memprof_cfg memprof; /* 'memprof:' */
 	struct lk_analyze_cfg analyze; /* 'analyze:' */
 	struct lk_mdl_cfg mdl;     /* 'mdl:' */
+	struct lk_asm_cfg asm_body; /* 'asm:' (asm is a GNU C keyword) */
 };
 
 /* One point of the Cartesian product (borrowed pointers into the sweep). */
@@ -377,7 +417,10 @@ int lk_sweep_add_source(struct lk_ctx *ctx, struct lk_sweep *s,
  * (last axis fastest), and apply the filters. *out is an array of *n
  * variants (NULL and 0 when the filters drop everything, which is not an
  * error); free it with lk_variants_free(). LK_EINPUT if the product has
- * more than 1,000,000 combinations before filtering.
+ * more than 1,000,000 combinations before filtering. With an asm:
+ * section there are no sources: every variant's source is "asm" (gen
+ * writes the real file) and combinations naming no valid asm point (a
+ * prefix longer than its version) are dropped.
  */
 int lk_sweep_expand(struct lk_ctx *ctx, const struct lk_sweep *s,
 		    LK_GIVE struct lk_variant **out, size_t *n);
@@ -397,5 +440,51 @@ int lk_selector_match(const struct lk_sweep *s, const struct lk_selector *f,
  */
 int lk_selector_cond_holds(const struct lk_selector_cond *c,
 			   const char *const *names, size_t nnames);
+
+/* ---- asm: instruction benchmarks (src/config/asm.c) ---- */
+
+/*
+ * The registers 'text' names (AT&T: %name; intel: bare words),
+ * canonical and appended once each to names: the 64-bit GPR for any of
+ * its names (eax, ax, al -> rax), xmmN for xmmN/ymmN/zmmN, kN. rip and
+ * segment registers are not listed. *width (may be NULL) gets the widest
+ * vector register named: 0, 128, 256 or 512.
+ */
+void lk_asm_scan_regs(const char *text, int intel, struct lk_strv *names,
+		      int *width);
+/*
+ * Why the instruction line 'text' cannot be benchmarked, or NULL: it
+ * names %rsp or %rbp (any width: the kernel's stack and frame), or
+ * writes %r14 (the scratch memory's address).
+ */
+const char *lk_asm_line_problem(const char *text, int intel);
+/*
+ * A register list, "xmm0-xmm9,r8,rax" (commas or spaces; a range has one
+ * prefix), appended expanded and canonical (xmm3, rax) to out. %rsp and
+ * %rbp are refused. LK_EINPUT naming 'where' (NULL: the list) if bad.
+ */
+int lk_asm_regs_parse(struct lk_ctx *ctx, const char *list, const char *where,
+		      struct lk_strv *out);
+/*
+ * Check s->asm_body as the loader or loopkit asm filled it (every line
+ * benchmarkable, templates using {r} as a source and the destination,
+ * enough registers for the largest chain count, a selection within the
+ * 1,000,000 cap) and append its implicit axes to s->axes. LK_EINPUT with
+ * file:line (or the template, from the CLI) otherwise.
+ */
+int lk_sweep_asm_finish(struct lk_ctx *ctx, struct lk_sweep *s);
+/* Does variant v name a valid point of the asm section (a prefix no
+ * longer than its version, an order of its length)? 1 without one. */
+int lk_asm_variant_valid(const struct lk_sweep *s, const struct lk_variant *v);
+/*
+ * The instruction lines of variant v, appended to body: the selected
+ * lines of its version, or its templates with {r} replaced, chain by
+ * chain. *ver (may be NULL) gets its version. LK_EINPUT when v has no
+ * asm point.
+ */
+int lk_asm_variant_body(struct lk_ctx *ctx, const struct lk_sweep *s,
+			const struct lk_variant *v,
+			const struct lk_asm_version **ver,
+			struct lk_strv *body);
 
 #endif

@@ -146,4 +146,46 @@ void lk_gen_summary_release(struct lk_gen_summary *s);
  */
 lk_stage_fn lk_gen_stage;
 
+/* ---- Instruction benchmarks: the asm: section (src/gen/asm.c). ---- */
+
+/*
+ * The C file of one asm variant into c: a noinline kernel whose one
+ * inline-asm statement zeroes the registers body and init name (unless
+ * the version has its own init), runs init, then body 'a->unroll' times
+ * (.rept), every '%' escaped, with %r14 holding 'a->memory' bytes of
+ * zeroed scratch memory and every other register named in the clobber
+ * list. *insns gets the static instructions of one copy of body.
+ * LK_EINPUT naming label for an empty body.
+ */
+int lk_asm_source(struct lk_ctx *ctx, const struct lk_asm_cfg *a,
+		  const struct lk_asm_version *ver, const struct lk_strv *body,
+		  const char *label, struct lk_buf *c, long *insns);
+
+/* One recorded asm variant. */
+struct lk_asm_unit {
+	int64_t variant_id;
+	char *label;      /* "asm=fma asm.chains=4" ... */
+	char *copy;       /* one copy of the body, a line per instruction
+			     (".intel_syntax noprefix" first for intel) */
+	long insns;       /* static instructions per copy */
+	long unroll;      /* copies per kernel call */
+};
+
+struct lk_asm_plan {
+	struct lk_asm_unit *units;
+	size_t n;
+};
+
+/*
+ * For every variant of sw's asm: section (lk_sweep_expand, filters
+ * applied), write its C file into the open store s content-addressed and
+ * record it as a variant of 'campaign' (parameters: every axis, then
+ * asm.insns and asm.unroll), in expansion order. A variant recorded
+ * earlier keeps its id. Nothing to do without an asm: section. Release
+ * *plan (filled as far as it got) with lk_asm_plan_release.
+ */
+int lk_asm_campaign(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
+		    const struct lk_sweep *sw, struct lk_asm_plan *plan);
+void lk_asm_plan_release(struct lk_asm_plan *plan);
+
 #endif

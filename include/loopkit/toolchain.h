@@ -44,7 +44,8 @@ struct lk_cc_line {
  */
 void lk_cc_argv(const struct lk_cc_line *line, struct lk_strv *argv);
 
-/* The first line of a compiler's output that says what went wrong, with
+/* The first line of a compiler's output that says what went wrong (gcc's
+ * "error:", the assembler's "Error:", the linker's undefined symbol), with
  * its file:line ("x.c:3:7: error: ..."), or NULL. */
 LK_GIVE char *lk_compiler_error(const char *log);
 

@@ -71,6 +71,7 @@ int cmd_lift(int argc, char **argv);
 int cmd_filter(int argc, char **argv);
 int cmd_mdl(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
+int cmd_asm(int argc, char **argv);           /* cmd-asm.c */
 
 int cmd_mdl_extract(int argc, char **argv);  /* cmd-mdl-extract.c */
 /* A binary operand of mdl extract, replay, predict: a .s file is

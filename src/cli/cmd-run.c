@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "loopkit/gen.h"
 #include "loopkit/measure.h"
 
 static const char usage[] =
@@ -375,6 +376,12 @@ static int run(struct run_args *a, int argc, char **argv, int first)
 	ret = load_sweep(&ctx, a, argc, argv, first, &sw);
 	if (!ret)
 		ret = lk_cli_campaign_create(&ctx, a->out_dir, sw, &s, &id);
+	if (!ret && sw->asm_body.given) {   /* its variants, then as gen's */
+		struct lk_asm_plan plan;
+
+		ret = lk_asm_campaign(&ctx, s, id, sw, &plan);
+		lk_asm_plan_release(&plan);
+	}
 	if (!ret) {
 		ro = (struct lk_run_opts){.jobs = (int)a->jobs,
 					  .quiet = a->quiet,

@@ -56,6 +56,9 @@ static const struct command commands[] = {
 	{"analyze", cmd_analyze, 0,
 	 "which parameters explain a metric: KDE categories, decision "
 	 "tree, random forest, importance"},
+	{"asm", cmd_asm, NEED_CC,
+	 "instruction micro-benchmarks: K independent chains of {r} "
+	 "templates, cycles and IPC"},
 	{"check", cmd_check, 0,
 	 "what this build and this machine can do"},
 };

@@ -113,6 +113,8 @@ int lk_load_memprof(struct lk_loader *ld, const yaml_node_t *n);
 void lk_memprof_cfg_release(struct lk_memprof_cfg *m);
 /* The 'mdl:' section (mdl.c). */
 int lk_load_mdl(struct lk_loader *ld, const yaml_node_t *n);
+/* The 'asm:' section (asm-load.c, asm.c). */
+int lk_load_asm(struct lk_loader *ld, const yaml_node_t *n);
 /* The 'analyze:' section (analyze.c). */
 int lk_load_analyze(struct lk_loader *ld, const yaml_node_t *n);
 void lk_analyze_cfg_release(struct lk_analyze_cfg *a);

@@ -11,7 +11,8 @@ static void dimensions(const struct lk_sweep *s, size_t *dims)
 {
 	size_t i;
 
-	dims[0] = s->sources.n;
+	/* An asm: section's variants get their source when generated. */
+	dims[0] = s->asm_body.given ? 1 : s->sources.n;
 	dims[1] = s->compilers.n;
 	dims[2] = s->nflagsets;
 	for (i = 0; i < s->naxes; i++)
@@ -43,7 +44,7 @@ static void fill(const struct lk_sweep *s, const size_t *idx,
 {
 	size_t i;
 
-	v->source = s->sources.v[idx[0]];
+	v->source = s->asm_body.given ? "asm" : s->sources.v[idx[0]];
 	v->compiler = s->compilers.v[idx[1]];
 	v->flagset = &s->flagsets[idx[2]];
 	for (i = 0; i < s->naxes; i++)
@@ -68,6 +69,8 @@ static int keep(const struct lk_sweep *s, const struct lk_variant *v)
 {
 	size_t i;
 
+	if (!lk_asm_variant_valid(s, v))
+		return 0;
 	for (i = 0; i < s->nexclude; i++)
 		if (lk_selector_match(s, &s->exclude[i], v))
 			return 0;

@@ -249,10 +249,11 @@ static const struct sweep_part {
 	int required;
 } sweep_parts[] = {
 	{"name", load_name, 0},
-	{"sources", load_sources, 1},
+	{"sources", load_sources, 1}, /* unless asm: */
 	{"compilers", load_compilers, 0},
 	{"flags", load_flags, 0},
 	{"defines", lk_load_axes, 0},
+	{"asm", lk_load_asm, 0},    /* its implicit axes before filters */
 	{"metrics", load_metrics, 0},
 	{"method", load_method, 0},
 	{"exclude", load_exclude, 0},
@@ -280,9 +281,12 @@ static int load_parts(struct lk_loader *ld, const yaml_node_t *root)
 		const struct sweep_part *part = &sweep_parts[i];
 		yaml_node_t *n = lk_yaml_get(ld, root, part->key);
 
-		if (!n && part->required)
+		if (!n && part->required && !lk_yaml_get(ld, root, "asm"))
 			ret = lk_yaml_error(ld, root, "missing required key "
 					    "'%s'", part->key);
+		else if (n && part->required && lk_yaml_get(ld, root, "asm"))
+			ret = lk_yaml_error(ld, n, "sources: a sweep with an "
+					    "asm: section generates its own");
 		/* "defines:" with its entries commented out: the default. */
 		else if (n && (part->required || !lk_yaml_is_null(n)))
 			ret = part->load(ld, n);

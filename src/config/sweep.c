@@ -60,6 +60,7 @@ void lk_sweep_free(struct lk_sweep *s)
 	lk_gen_config_release(&s->gen);
 	lk_memprof_cfg_release(&s->memprof);
 	lk_analyze_cfg_release(&s->analyze);
+	lk_asm_cfg_release(&s->asm_body);
 	free(s);
 }
 

@@ -50,11 +50,13 @@ static void make_params(const struct lk_sweep *sw, struct unit *u)
 {
 	size_t i;
 
-	u->nparams = sw->naxes;
+	u->nparams = 0;
 	u->params = lk_calloc(sw->naxes + 1, sizeof(*u->params));
 	for (i = 0; i < sw->naxes; i++) {
-		u->params[i].name = sw->axes[i].name;
-		u->params[i].value = u->v->values[i];
+		if (sw->axes[i].implicit)    /* asm, asm.n: no -D */
+			continue;
+		u->params[u->nparams].name = sw->axes[i].name;
+		u->params[u->nparams++].value = u->v->values[i];
 	}
 	u->label = lk_variant_name(u->v->source, u->v->compiler,
 				   u->v->flagset->name, u->params,
@@ -205,7 +207,7 @@ static int plan_all(struct plan *p)
 	size_t i;
 	int ret;
 
-	if (p->sweep->gen.present)
+	if (p->sweep->gen.present || p->sweep->asm_body.given)
 		ret = plan_from_store(p);
 	else
 		ret = lk_sweep_expand(p->ctx, p->sweep, &p->variants, &p->n);
@@ -402,21 +404,28 @@ static int measure_all(struct plan *p, struct lk_run_summary *sum)
 static void report_unit(struct plan *p, struct unit *u,
 			struct lk_run_report *r)
 {
+	const struct lk_param *params = u->params;
+	size_t i, np = u->nparams;
 	char *status = NULL;
-	size_t i;
 
+	/* An asm variant's parameters (asm, asm.n...) are no -D: the
+	 * stored ones. */
+	if (p->stored && p->sweep->asm_body.given) {
+		params = p->stored[u - p->units].params;
+		np = p->stored[u - p->units].nparams;
+	}
 	r->variant_id = u->variant_id;
 	r->label = lk_strdup(u->label);
 	r->skipped = u->done;
 	r->source = lk_strdup(u->v->source);
 	r->compiler = lk_strdup(u->v->compiler);
 	r->flagset = lk_strdup(u->v->flagset->name);
-	r->nparams = u->nparams;
-	r->param_names = lk_calloc(u->nparams + 1, sizeof(char *));
-	r->param_values = lk_calloc(u->nparams + 1, sizeof(char *));
-	for (i = 0; i < u->nparams; i++) {
-		r->param_names[i] = lk_strdup(u->params[i].name);
-		r->param_values[i] = lk_strdup(u->params[i].value);
+	r->nparams = np;
+	r->param_names = lk_calloc(np + 1, sizeof(char *));
+	r->param_values = lk_calloc(np + 1, sizeof(char *));
+	for (i = 0; i < np; i++) {
+		r->param_names[i] = lk_strdup(params[i].name);
+		r->param_values[i] = lk_strdup(params[i].value);
 	}
 	if (p->opts->list_only) {
 		r->status = lk_strdup(u->done ? "done" : "planned");

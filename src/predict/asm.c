@@ -327,7 +327,8 @@ int lk_asm_blocks(struct lk_ctx *ctx, const char *llvm_mc,
 
 	if (!n)
 		return 0;
-	if (llvm_mc)
+	/* Blocks given as text only (loopkit asm's bodies) stay text. */
+	if (llvm_mc && blocks[0].bytes)
 		return disassemble(ctx, llvm_mc, blocks, n, timeout, out);
 	for (i = 0; i < n; i++)
 		finish_block(blocks[i].att ? blocks[i].att : "", &out[i]);

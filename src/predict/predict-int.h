@@ -31,7 +31,8 @@ struct lk_asm {
 
 /*
  * The blocks as assembly the LLVM assembler (and GNU as) accepts. With
- * llvm_mc, their bytes are disassembled by it, all in one process (LLVM's
+ * llvm_mc, their bytes (blocks without bytes, loopkit asm's text: none)
+ * are disassembled by it, all in one process (LLVM's
  * own text of the very bytes: Zydis's AT&T spelling, vmovupdz, movsdq,
  * absolute RIP targets, is not something an assembler takes back);
  * without, Zydis's AT&T text is used as it is. Then a direct branch or

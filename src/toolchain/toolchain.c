@@ -79,12 +79,15 @@ void lk_cc_argv(const struct lk_cc_line *line, struct lk_strv *argv)
 char *lk_compiler_error(const char *log)
 {
 	const char *err = strstr(log, "error:");
+	const char *gas = strstr(log, "Error:");   /* the assembler's */
 	const char *undef = strstr(log, "undefined reference");
 	const char *line;
 	size_t n;
 
 	/* The linker's first undefined symbol says more than "ld returned
 	 * 1 exit status". */
+	if (gas && (!err || gas < err))
+		err = gas;
 	if (undef && (!err || undef < err || strstr(err, "ld returned")))
 		err = undef;
 	if (!err)

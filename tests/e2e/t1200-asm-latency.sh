@@ -1,0 +1,47 @@
+# loopkit asm: one dependent chain of each instruction gives its
+# published latency within 5 % (tsc-calibrated cycles per copy: the
+# runner's imul reference chain, no PMU needed), IPC = 1 / cycles, JSON
+# fields and sources. The expected latencies follow the
+# micro-architecture 'loopkit env' names; another machine skips.
+. tests/e2e/lib.sh
+command -v python3 >/dev/null || skip "python3 not installed"
+arch=$("$LOOPKIT" env 2>/dev/null | awk '$1 == "cpu.microarch" {
+	$1 = ""; sub(/^ /, ""); print }')
+case $arch in
+"Zen 3"|"Zen 4") ;;
+*) skip "no latency table for micro-architecture '$arch'" ;;
+esac
+cd "$TMPD"
+M="-m repetitions=5 -m processes=1 --unroll 50 -q"
+# instruction template, expected cycles
+while read -r want insn; do
+	"$LOOPKIT" asm $M --json "$insn" >out.json ||
+		fail "'$insn' exited $?: $(cat out.json)"
+	python3 - "$want" "$insn" out.json <<'PY' || fail "'$insn': see above"
+import json, sys
+want, insn, rows = float(sys.argv[1]), sys.argv[2], json.load(open(sys.argv[3]))
+assert len(rows) == 1, rows
+r = rows[0]
+print(insn, r["cycles_per_iteration"], r["source"], r.get("mca_cycles_per_iteration"))
+assert r["chains"] == 1 and r["status"] == "ok", r
+assert r["source"] in ("tsc-calibrated", "pmu"), r
+assert r["instructions_source"] == "static" and r["instructions_per_iteration"] == 1, r
+c = r["cycles_per_iteration"]
+assert abs(c / want - 1) <= 0.05, "%s: %.3f cycles, want %g" % (insn, c, want)
+assert abs(r["instructions_per_cycle"] * c - 1) < 1e-4, r
+PY
+done <<'LIST'
+1 add $1, {r}
+3 imul {r}, {r}
+3 vaddpd %ymm{r}, %ymm{r}, %ymm{r}
+3 vmulpd %ymm{r}, %ymm{r}, %ymm{r}
+4 vfmadd231pd %ymm11, %ymm10, %ymm{r}
+1 vpaddd %xmm{r}, %xmm{r}, %xmm{r}
+3 vpmulld %xmm{r}, %xmm{r}, %xmm{r}
+LIST
+# The same chain in Intel syntax.
+"$LOOPKIT" asm $M --syntax intel --json 'imul {r}, {r}' >intel.json ||
+	fail "intel syntax exited $?"
+python3 -c 'import json, sys
+c = json.load(open(sys.argv[1]))[0]["cycles_per_iteration"]
+assert abs(c / 3 - 1) <= 0.05, c' intel.json || fail "intel imul: $(cat intel.json)"
