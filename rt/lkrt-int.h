@@ -13,6 +13,14 @@
 #define LK__MAX_EVENTS 9
 #define LK__NAME_MAX 64
 #define LK__MAX_STEPS ((uint64_t)1 << 24)
+#define LK__MAX_WORK 8
+#define LK__WORK_UNIT_MAX 32
+
+/* One lk_work() declaration: per_call units of work per kernel call. */
+struct lk__work {
+	char unit[LK__WORK_UNIT_MAX + 1];
+	double per_call;
+};
 
 /* One requested event; slot is its index in the group read, -1 if none. */
 struct lk__event {
@@ -60,6 +68,8 @@ struct lk__region {
 	void *roi_addr;
 	uint64_t nsamples;
 	struct lk__sample *samples;
+	struct lk__work work[LK__MAX_WORK];
+	int nwork;
 
 	/* The round in flight, written by lk__sample_start/stop. */
 	uint64_t tsc0, tsc1;
@@ -91,6 +101,9 @@ struct lk__rt {
 	struct lk__event events[LK__MAX_EVENTS];
 	int group_fd; /* -1 if no event opened */
 	int nslots;
+
+	struct lk__work work[LK__MAX_WORK]; /* declared for the next region */
+	int nwork;
 
 	struct lk__region *regions, *last_region;
 	void *roi_ret; /* return address of the latest lk_roi_begin() */

@@ -164,6 +164,27 @@ uint64_t lk_ref_chain_tsc(uint64_t iters);
 double lk_core_tsc_ratio(int runs);
 
 /*
+ * Declare the work one evaluation of the kernel expression does, for the
+ * next LK_MEASURE region this process opens: per_call units of unit
+ * ("bytes", "flops", "instructions"...) per call. The runner derives
+ * <unit>/cycle from the cycles figure and <unit>/s from the ns figure
+ * (doc/rt-protocol.md):
+ *
+ *	lk_work("bytes", 3.0 * N * sizeof(double));
+ *	lk_work("flops", 2.0 * N);
+ *	LK_MEASURE_NAMED("triad", triad(a, b, c, N));
+ *
+ * Declarations accumulate until a region opens, which takes them all;
+ * declaring a unit again before that replaces its value. The region after
+ * that declares nothing unless lk_work is called again. Call it before
+ * LK_MEASURE, not inside the measured expression. unit is [a-z0-9_], 1 to
+ * 32 characters; per_call finite and > 0; at most 8 units per region.
+ * Anything else is misuse: an `error` line (by hand, a message on stderr)
+ * and exit status 3.
+ */
+void lk_work(const char *unit, double per_call);
+
+/*
  * Measure expr, a kernel call expression (evaluated for its effect; commas
  * are allowed): LK_WARMUP evaluations, the auto-steps probe if LK_STEPS is
  * auto, then LK_REPETITIONS samples of `steps` evaluations each, with

@@ -4,6 +4,7 @@
  * probe, or a reported sample) and records the previous one, so the
  * kernel expression appears once in the benchmark's code.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,45 @@ static void set_name(struct lk__region *r, const char *name)
 		snprintf(r->name, sizeof(r->name), "%s", r->base);
 }
 
+static int unit_ok(const char *unit)
+{
+	size_t n = strspn(unit, "abcdefghijklmnopqrstuvwxyz0123456789_");
+
+	return n >= 1 && n <= LK__WORK_UNIT_MAX && !unit[n];
+}
+
+void lk_work(const char *unit, double per_call)
+{
+	int i;
+
+	lk_init(0, NULL);
+	if (!unit || !unit_ok(unit))
+		lk__fatal("lk_work unit name %.40s is not 1 to %d characters "
+			  "of a-z 0-9 and underscore",
+			  unit ? unit : "(null)", LK__WORK_UNIT_MAX);
+	if (!isfinite(per_call) || per_call <= 0)
+		lk__fatal("lk_work %s per call %g is not a finite number "
+			  "above 0", unit, per_call);
+	for (i = 0; i < lk__rt.nwork; i++)
+		if (!strcmp(lk__rt.work[i].unit, unit))
+			break;
+	if (i == LK__MAX_WORK)
+		lk__fatal("lk_work %s: more than %d units for one region",
+			  unit, LK__MAX_WORK);
+	if (i == lk__rt.nwork)
+		snprintf(lk__rt.work[lk__rt.nwork++].unit,
+			 sizeof(lk__rt.work[i].unit), "%s", unit);
+	lk__rt.work[i].per_call = per_call;
+}
+
+/* The region takes the work declared since the previous one. */
+static void take_work(struct lk__region *r)
+{
+	memcpy(r->work, lk__rt.work, sizeof(r->work));
+	r->nwork = lk__rt.nwork;
+	lk__rt.nwork = 0;
+}
+
 struct lk__region *lk__region_open(const char *name)
 {
 	struct lk__region *r;
@@ -69,6 +109,7 @@ struct lk__region *lk__region_open(const char *name)
 	if (!r)
 		lk__fatal("out of memory");
 	set_name(r, name);
+	take_work(r);
 	r->phase = lk__rt.finished ? LK__DONE : LK__START;
 	r->steps = lk__rt.steps ? lk__rt.steps : 1;
 	r->samples = calloc(lk__rt.repetitions, sizeof(*r->samples));
@@ -104,7 +145,22 @@ static int probe_done(struct lk__region *r)
 	return 0;
 }
 
-/* Before the first sample line: where the kernel sits, and what to subtract. */
+static void work_line(const struct lk__region *r)
+{
+	char buf[768];
+	int len, i;
+
+	if (!r->nwork)
+		return;
+	len = snprintf(buf, sizeof(buf), "info region=%s", r->name);
+	for (i = 0; i < r->nwork; i++)
+		len += snprintf(buf + len, sizeof(buf) - len, " work.%s=%.17g",
+				r->work[i].unit, r->work[i].per_call);
+	lk__out("%s\n", buf);
+}
+
+/* Before the first sample line: where the kernel sits, what to subtract,
+ * and the work it declared. */
 static void region_header(struct lk__region *r)
 {
 	lk__out("info region=%s steps=%llu roi_addr=0x%llx\n", r->name,
@@ -122,6 +178,7 @@ static void region_header(struct lk__region *r)
 			r->name, (unsigned long long)LK_REF_CYCLES,
 			(unsigned long long)LK_REF_ITERS * LK_REF_UNROLL,
 			LK_REF_LATENCY);
+	work_line(r);
 }
 
 static void sample_line(struct lk__region *r, const struct lk__sample *s)

@@ -4,6 +4,7 @@
  * core cycles are either a PMU event or derived from the reference chain,
  * and labelled as such.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -41,9 +42,11 @@ static double per_step(uint64_t raw, uint64_t overhead, uint64_t steps)
 	return raw > overhead ? (double)(raw - overhead) / steps : 0.0;
 }
 
-static void print_time(const struct lk__region *r, double *v)
+/* Returns the median ns per step. */
+static double print_time(const struct lk__region *r, double *v)
 {
 	uint64_t i, n = r->nsamples;
+	double ns;
 
 	for (i = 0; i < n; i++)
 		v[i] = per_step(r->samples[i].tsc, lk__rt.ovh_tsc_min,
@@ -53,13 +56,16 @@ static void print_time(const struct lk__region *r, double *v)
 	       v[n / 2]);
 	for (i = 0; i < n; i++)
 		v[i] = per_step(r->samples[i].ns, lk__rt.ovh_ns_min, r->steps);
-	printf("  %-28s median %.2f\n", "ns/step", lk__median_d(v, n));
+	ns = lk__median_d(v, n);
+	printf("  %-28s median %.2f\n", "ns/step", ns);
+	return ns;
 }
 
-static void print_calibrated(const struct lk__region *r, double *v)
+/* Returns the median calibrated cycles per step. */
+static double print_calibrated(const struct lk__region *r, double *v)
 {
 	uint64_t i, n = r->nsamples;
-	double ratio;
+	double ratio, cycles;
 
 	for (i = 0; i < n; i++)
 		v[i] = (double)LK_REF_CYCLES / r->samples[i].ref_tsc;
@@ -68,8 +74,29 @@ static void print_calibrated(const struct lk__region *r, double *v)
 		v[i] = per_step(r->samples[i].tsc, lk__rt.ovh_tsc_min,
 				r->steps) *
 		       LK_REF_CYCLES / r->samples[i].ref_tsc;
+	cycles = lk__median_d(v, n);
 	printf("  %-28s median %.2f  (core/tsc %.3f)\n",
-	       "cycles/step (tsc-calibrated)", lk__median_d(v, n), ratio);
+	       "cycles/step (tsc-calibrated)", cycles, ratio);
+	return cycles;
+}
+
+/* The declared work over the medians above, as the runner derives it. */
+static void print_work(const struct lk__region *r, double ns, double cycles)
+{
+	char label[64];
+	int i;
+
+	for (i = 0; i < r->nwork; i++) {
+		const struct lk__work *w = &r->work[i];
+
+		snprintf(label, sizeof(label), "%s/s", w->unit);
+		if (ns > 0)
+			printf("  %-28s %.4g\n", label, w->per_call / ns * 1e9);
+		snprintf(label, sizeof(label), "%s/cycle (tsc-calibrated)",
+			 w->unit);
+		if (cycles > 0)
+			printf("  %-28s %.4g\n", label, w->per_call / cycles);
+	}
 }
 
 static void print_events(const struct lk__region *r, double *v)
@@ -101,7 +128,7 @@ static void print_events(const struct lk__region *r, double *v)
 
 static void print_region(const struct lk__region *r)
 {
-	double *v;
+	double *v, ns, cycles = NAN;
 
 	printf("region %s: %llu steps/sample, %llu samples\n", r->name,
 	       (unsigned long long)r->steps, (unsigned long long)r->nsamples);
@@ -110,10 +137,11 @@ static void print_region(const struct lk__region *r)
 	v = malloc(r->nsamples * sizeof(*v));
 	if (!v)
 		return;
-	print_time(r, v);
+	ns = print_time(r, v);
 	if (lk__rt.calibrate)
-		print_calibrated(r, v);
+		cycles = print_calibrated(r, v);
 	print_events(r, v);
+	print_work(r, ns, cycles);
 	free(v);
 }
 

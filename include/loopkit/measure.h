@@ -34,6 +34,14 @@ struct lk_rt_sample {
 	unsigned ev_mask;           /* which ev[] are set */
 };
 
+/* A region's declared work (lk_work): per_call units per kernel call. */
+#define LK_RT_MAX_WORK 16
+
+struct lk_rt_work {
+	char *unit;             /* [a-z0-9_], 1 to 32 characters */
+	double per_call;        /* finite, > 0 */
+};
+
 struct lk_rt_region {
 	char *name;
 	long steps;
@@ -42,6 +50,8 @@ struct lk_rt_region {
 	double ovh_tsc_min, ovh_tsc_median, ovh_ns_min, ovh_ns_median;
 	struct lk_rt_sample *samples;
 	size_t nsamples, alloc;
+	struct lk_rt_work *work;
+	size_t nwork;
 };
 
 struct lk_rt_output {

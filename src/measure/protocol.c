@@ -114,6 +114,41 @@ static struct lk_rt_region *line_region(struct lk_ctx *ctx,
 	return find_region(out, name, 1);
 }
 
+#define WORK_UNIT_MAX 32
+
+/* A work.<unit>=<v> field: a unit of [a-z0-9_], declared once, v > 0. */
+static int on_work(struct lk_ctx *ctx, const struct line *l,
+		   struct lk_rt_region *r, const char *key)
+{
+	const char *unit = key + strlen("work.");
+	size_t n = strspn(unit, "abcdefghijklmnopqrstuvwxyz0123456789_"), i;
+	double v;
+
+	if (n < 1 || n > WORK_UNIT_MAX || unit[n])
+		return lk_error_at(ctx, LK_EINPUT, l->name, l->number,
+				   "work unit '%.40s' is not 1 to %d "
+				   "characters of [a-z0-9_]", unit,
+				   WORK_UNIT_MAX);
+	if (need_num(ctx, l, key, &v))
+		return LK_EINPUT;
+	if (v <= 0)
+		return lk_error_at(ctx, LK_EINPUT, l->name, l->number,
+				   "%s must be above 0", key);
+	for (i = 0; i < r->nwork; i++)
+		if (!strcmp(r->work[i].unit, unit))
+			return lk_error_at(ctx, LK_EINPUT, l->name, l->number,
+					   "%s declared twice for region %.40s",
+					   key, r->name);
+	if (r->nwork == LK_RT_MAX_WORK)
+		return lk_error_at(ctx, LK_EINPUT, l->name, l->number,
+				   "more than %d work units in region %.40s",
+				   LK_RT_MAX_WORK, r->name);
+	r->work = lk_reallocarray(r->work, r->nwork + 1, sizeof(*r->work));
+	r->work[r->nwork].unit = lk_strdup(unit);
+	r->work[r->nwork++].per_call = v;
+	return 0;
+}
+
 static int on_info(struct lk_ctx *ctx, struct lk_rt_output *out,
 		   const struct line *l)
 {
@@ -122,6 +157,11 @@ static int on_info(struct lk_ctx *ctx, struct lk_rt_output *out,
 	int i;
 
 	if (!field(l, "region")) {
+		for (i = 0; i < l->n; i++)
+			if (!strncmp(l->keys[i], "work.", 5))
+				return lk_error_at(ctx, LK_EINPUT, l->name,
+						   l->number, "%.40s without "
+						   "region=", l->keys[i]);
 		for (i = 0; i < l->n; i++) {
 			lk_strv_push(&out->info_keys, l->keys[i]);
 			lk_strv_push(&out->info_values, l->values[i]);
@@ -136,6 +176,10 @@ static int on_info(struct lk_ctx *ctx, struct lk_rt_output *out,
 		free(r->roi_addr);
 		r->roi_addr = lk_strdup(v);
 	}
+	for (i = 0; i < l->n; i++)
+		if (!strncmp(l->keys[i], "work.", 5) &&
+		    on_work(ctx, l, r, l->keys[i]))
+			return LK_EINPUT;
 	return 0;
 }
 
@@ -356,7 +400,7 @@ int lk_rt_parse(struct lk_ctx *ctx, const char *name, const char *text,
 
 void lk_rt_output_release(struct lk_rt_output *out)
 {
-	size_t i;
+	size_t i, j;
 
 	lk_strv_release(&out->info_keys);
 	lk_strv_release(&out->info_values);
@@ -369,6 +413,9 @@ void lk_rt_output_release(struct lk_rt_output *out)
 		free(out->regions[i].name);
 		free(out->regions[i].roi_addr);
 		free(out->regions[i].samples);
+		for (j = 0; j < out->regions[i].nwork; j++)
+			free(out->regions[i].work[j].unit);
+		free(out->regions[i].work);
 	}
 	free(out->regions);
 	free(out->error);

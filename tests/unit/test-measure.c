@@ -91,6 +91,17 @@ static void check_value(struct pcase *c, const char *what, double got,
 	      expect);
 }
 
+/* The declared work of unit in r, NAN when it declared none. */
+static double region_work(const struct lk_rt_region *r, const char *unit)
+{
+	size_t i;
+
+	for (i = 0; i < r->nwork; i++)
+		if (!strcmp(r->work[i].unit, unit))
+			return r->work[i].per_call;
+	return NAN;
+}
+
 static void check_region(struct pcase *c, char **w, size_t n)
 {
 	const struct lk_rt_region *r = find_region(&c->out, w[1]);
@@ -120,6 +131,13 @@ static void check_region(struct pcase *c, char **w, size_t n)
 			check_value(c, k, r->ovh_ns_min, v);
 		else if (!strcmp(k, "overhead_ns_median"))
 			check_value(c, k, r->ovh_ns_median, v);
+		else if (!strcmp(k, "nwork"))
+			check_value(c, k, (double)r->nwork, v);
+		else if (!strncmp(k, "work.", 5) && !strcmp(v, "-"))
+			CHECK(c, isnan(region_work(r, k + 5)), "%s declared",
+			      k);
+		else if (!strncmp(k, "work.", 5))
+			check_value(c, k, region_work(r, k + 5), v);
 		else
 			CHECK(c, 0, "unknown region key '%s'", k);
 	}
