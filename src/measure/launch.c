@@ -306,6 +306,33 @@ static void region_infos(struct acc *a, const struct lk_rt_region *r,
 	add_info(a, process, attempt, key, val);
 }
 
+/* Keep the region's declared work, as infos and for the derived figures. */
+static void region_work(struct acc *a, const struct lk_rt_region *r, int reg,
+			int process, int attempt)
+{
+	char key[160], val[40];
+	size_t i, k;
+
+	for (i = 0; i < r->nwork; i++) {
+		const struct lk_rt_work *w = &r->work[i];
+
+		snprintf(key, sizeof(key), "%s.work.%s", r->name, w->unit);
+		snprintf(val, sizeof(val), "%.17g", w->per_call);
+		add_info(a, process, attempt, key, val);
+		for (k = 0; k < a->nwork; k++)
+			if (a->work[k].region == reg &&
+			    !strcmp(a->work[k].unit, w->unit))
+				break;
+		if (k < a->nwork) {
+			a->work[k].differs |= a->work[k].per_call != w->per_call;
+			continue;
+		}
+		LK_GROW(a->work, a->nwork + 1, a->awork);
+		a->work[a->nwork++] = (struct acc_work){
+			reg, lk__acc_keep(a, w->unit), w->per_call, 0};
+	}
+}
+
 static void absorb(struct acc *a, const struct lk_rt_output *o, int process,
 		   int attempt)
 {
@@ -322,6 +349,7 @@ static void absorb(struct acc *a, const struct lk_rt_output *o, int process,
 		size_t from = a->nconv;
 
 		region_infos(a, r, process, attempt);
+		region_work(a, r, reg, process, attempt);
 		for (j = 0; j < r->nsamples; j++) {
 			struct conv c = {.process = process,
 					  .attempt = attempt,
@@ -451,6 +479,7 @@ static void acc_release(struct acc *a)
 	free(a->srec);
 	free(a->irec);
 	free(a->rrec);
+	free(a->work);
 }
 
 static double unix_now(void)

@@ -38,6 +38,14 @@ struct conv {
 	int mux;
 };
 
+/* A region's declared work (lk_work), as the first launch declared it. */
+struct acc_work {
+	int region;
+	const char *unit;
+	double per_call;
+	int differs;    /* a later launch declared another value */
+};
+
 struct acc {
 	struct lk_strv pool;    /* owns every string the records point to */
 	struct lk_strv regions;
@@ -52,6 +60,8 @@ struct acc {
 	size_t nirec, airec;
 	struct lk_result_rec *rrec;
 	size_t nrrec, arrec;
+	struct acc_work *work;
+	size_t nwork, awork;
 	int unstable;
 };
 

@@ -243,6 +243,54 @@ static void choose_primary(struct acc *a, size_t first)
 		a->rrec[best].primary = 1;
 }
 
+/*
+ * Declared work over one of the region's measured figures: unit/cycle
+ * from its cycles row, unit/s from its ns row (scale 1e9), none without
+ * that row or its value. The work per call is a constant, so the figure's
+ * reducer, sample count, relative spread and flags carry over; the source
+ * names both: work/cycles:tsc-calibrated, work/ns:clock_monotonic_raw.
+ */
+static void derive(struct acc *a, size_t first, int region,
+		   const struct acc_work *w, const char *figure,
+		   const char *per, double scale)
+{
+	struct lk_result_rec fig, *res;
+	char metric[64], source[96];
+	size_t i;
+
+	for (i = first; i < a->nrrec; i++)
+		if (!strcmp(a->rrec[i].metric, figure) && a->rrec[i].has_value)
+			break;
+	if (i == a->nrrec)
+		return;
+	fig = a->rrec[i]; /* new_result may move the array */
+	snprintf(metric, sizeof(metric), "%s/%s", w->unit, per);
+	snprintf(source, sizeof(source), "work/%s:%s", figure, fig.source);
+	res = new_result(a, region, metric, source, metric);
+	res->reducer = fig.reducer;
+	res->n = fig.n;
+	res->flags = fig.flags;
+	if (fig.value > 0) {
+		res->has_value = 1;
+		res->value = w->per_call / fig.value * scale;
+		res->spread = fig.spread;
+	}
+	if (w->differs)
+		add_flag(a, res, "work-differs");
+}
+
+static void derive_work(struct acc *a, size_t first, int region)
+{
+	size_t i;
+
+	for (i = 0; i < a->nwork; i++) {
+		if (a->work[i].region != region)
+			continue;
+		derive(a, first, region, &a->work[i], "cycles", "cycle", 1);
+		derive(a, first, region, &a->work[i], "ns", "s", 1e9);
+	}
+}
+
 void lk__compute_results(struct acc *a, const struct lk_sweep *sw)
 {
 	double *v = lk_malloc((a->nconv + 1) * sizeof(*v));
@@ -257,6 +305,7 @@ void lk__compute_results(struct acc *a, const struct lk_sweep *sw)
 		for (i = first; a->unstable && i < a->nrrec; i++)
 			add_flag(a, &a->rrec[i], "unstable");
 		choose_primary(a, first);
+		derive_work(a, first, (int)r);
 	}
 	free(v);
 	free(procs);
