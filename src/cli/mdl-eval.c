@@ -119,8 +119,8 @@ static void predict_level(struct eval *e, struct lk_mdl_eval_row *r,
 
 	if (!db) {
 		why = lk_asprintf("no MDL database for %s: build it with "
-				  "'loopkit mdl db build --isa %s'", r->isa,
-				  r->isa);
+				  "'loopkit mdl db build --isa %s -o %s'",
+				  r->isa, r->isa, lk_store_dir(e->s));
 		row_fail(r, "no-database", why);
 		free(why);
 		return;

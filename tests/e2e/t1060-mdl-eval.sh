@@ -5,8 +5,9 @@
 # L1 for the streaming triad, the gather's loop is refused with its
 # reason; the rows are stored, printed as CSV and shown in the report;
 # a rerun measures no replay again; the campaign's mdl stage gives the
-# same rows; a bad mdl: section exits 2 with file:line and changes
-# nothing stored.
+# same rows; without a database each row names the command that builds
+# it; a bad mdl: section exits 2 with file:line and changes nothing
+# stored.
 . tests/e2e/lib.sh
 command -v python3 >/dev/null || skip "python3 not installed"
 cd "$TMPD"
@@ -111,6 +112,14 @@ grep -q '3 innermost loops, 2 extracted, 1 refused' d/report/report.html ||
 	fail "campaign --only mdl: $(cat camp.out)"
 grep -q '^mdl .*3 loops in 3 variants: 2 extracted, 1 refused' camp.out ||
 	fail "campaign: $(cat camp.out)"
+
+# Without a database: the loops are replayed, and each row says how to
+# build the database it lacks.
+"$LOOPKIT" run -c c.yaml -o e -q >rune.out 2>&1 || fail "run e: $(cat rune.out)"
+"$LOOPKIT" mdl eval -c c.yaml -o e -q >nodb.out || fail "eval e: $(cat nodb.out)"
+grep -q "^         no-database 4: no MDL database for scalar: build it with 'loopkit mdl db build --isa scalar -o e'$" \
+	nodb.out || fail "no database: $(cat nodb.out)"
+grep -q 'replays: 4 measured now' nodb.out || fail "no database: $(cat nodb.out)"
 
 # Bad mdl: sections: one line naming file:line, exit 2, nothing changed.
 sum() { sqlite3 d/store.db 'SELECT count(*), total(replayed) FROM mdl_evals'; }
