@@ -4,7 +4,10 @@
  * static counts gives a cost per load and per store (L1-resident arrays,
  * independent accesses: a throughput cost, not a pointer-chasing latency).
  *
- *	loopkit memprof run examples/memprof/mix.c -O1
+ *	loopkit memprof run examples/memprof/mix.c -- -O1 -falign-loops=64
+ *
+ * (Aligned loops: a small loop whose compare and branch straddle two
+ * 64-byte lines runs at half speed, whatever its accesses.)
  *
  * Every access goes through volatile, so each counted load or store is one
  * machine access at any -O level, and no value feeds a dependency chain:
