@@ -55,6 +55,14 @@ int lk_store_schema_version(const struct lk_store *s);
  */
 LK_GIVE char *lk_store_object_path(const struct lk_store *s, const char *hash,
 				   const char *suffix);
+/*
+ * Put data[0..len) into that area under its content hash (into hash,
+ * LK_HASH_HEX bytes), written atomically unless a file of that name is
+ * already there; *path (the caller's) gets its path, even on failure.
+ */
+int lk_store_object_put(struct lk_ctx *ctx, const struct lk_store *s,
+			const void *data, size_t len, const char *suffix,
+			char *hash, LK_GIVE char **path);
 
 /*
  * Get or create the campaign called name; config fields may be NULL.

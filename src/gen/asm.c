@@ -178,22 +178,6 @@ int lk_asm_source(struct lk_ctx *ctx, const struct lk_asm_cfg *a,
 	return 0;
 }
 
-static int store_object(struct lk_ctx *ctx, struct lk_store *s,
-			const struct lk_buf *c, char *hash, char **path)
-{
-	char *dir;
-	int ret;
-
-	lk_hash_buf(c->buf, c->len, hash);
-	*path = lk_store_object_path(s, hash, ".c");
-	if (lk_path_exists(*path))
-		return 0;
-	dir = lk_path_dirname(*path);
-	ret = lk_mkdir_p(ctx, dir, 0777);
-	free(dir);
-	return ret ? ret : lk_file_write_atomic(ctx, *path, c->buf, c->len);
-}
-
 /* The variant's parameters: every axis, then asm.insns and
  * asm.unroll (IPC = asm.insns x asm.unroll / cycles per call). */
 static struct lk_param *unit_params(const struct lk_sweep *sw,
@@ -224,7 +208,8 @@ static int record(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
 	char *path = NULL;
 	size_t np, i;
 	struct lk_param *p = unit_params(sw, v, u, num, &np);
-	int ret = store_object(ctx, s, c, src_hash, &path);
+	int ret = lk_store_object_put(ctx, s, c->buf, c->len, ".c", src_hash,
+				      &path);
 
 	lk_hash_init(&h);
 	lk_hash_add_str(&h, src_hash);

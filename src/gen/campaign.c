@@ -193,23 +193,6 @@ static void set_outcome(struct unit *u, const char *status,
 	u->reason = lk_strdup(reason ? reason : "");
 }
 
-static int store_object(struct lk_ctx *ctx, struct job *job, struct unit *u,
-			const char *source)
-{
-	char *dir;
-	int ret;
-
-	lk_hash_buf(source, strlen(source), u->object_hash);
-	u->object = lk_store_object_path(job->store, u->object_hash, ".c");
-	dir = lk_path_dirname(u->object);
-	ret = lk_mkdir_p(ctx, dir, 0777);
-	free(dir);
-	if (!ret && !lk_path_exists(u->object))
-		ret = lk_file_write_atomic(ctx, u->object, source,
-					   strlen(source));
-	return ret;
-}
-
 static int verify(struct lk_ctx *ctx, struct job *job, struct unit *u,
 		  const struct lk_gen_result *r, const struct lk_strv *cflags,
 		  const char *tmp)
@@ -282,7 +265,9 @@ static void generate(struct job *job, struct unit *u,
 			    ctx.msg);
 		return;
 	}
-	ret = store_object(&ctx, job, u, r->source);
+	ret = lk_store_object_put(&ctx, job->store, r->source,
+				  strlen(r->source), ".c", u->object_hash,
+				  &u->object);
 	if (!ret && job->sw->gen.verify)
 		ret = verify(&ctx, job, u, r, cflags, tmp);
 	set_outcome(u, ret ? "failed" : "generated", ret ? ctx.msg : "");

@@ -149,22 +149,6 @@ static long header_iterations(const struct lk_buf *c)
 	return strtol(at + strlen(key), NULL, 10);
 }
 
-int mdl_store_object(struct lk_ctx *ctx, struct lk_store *s,
-		     const struct lk_buf *c, char *hash, char **path)
-{
-	char *dir;
-	int ret;
-
-	lk_hash_buf(c->buf, c->len, hash);
-	*path = lk_store_object_path(s, hash, ".c");
-	if (lk_path_exists(*path))
-		return 0;
-	dir = lk_path_dirname(*path);
-	ret = lk_mkdir_p(ctx, dir, 0777);
-	free(dir);
-	return ret ? ret : lk_file_write_atomic(ctx, *path, c->buf, c->len);
-}
-
 int mdl_record_variant(struct lk_ctx *ctx, struct lk_store *s,
 		       int64_t campaign, const char *path, const char *src_hash,
 		       const struct lk_param *params, size_t nparams,
@@ -206,7 +190,8 @@ static int record_unit(struct lk_ctx *ctx, struct lk_store *s,
 	ret = u->latency ? mdl_latency_source(p->machine, u->latency, &c)
 			 : lk_mdl_concretize(ctx, &seed->mdl, p->machine, &o,
 					     &c);
-	if (ret || (ret = mdl_store_object(ctx, s, &c, src_hash, &path)))
+	if (ret || (ret = lk_store_object_put(ctx, s, c.buf, c.len, ".c",
+						 src_hash, &path)))
 		goto out;
 	u->iterations = header_iterations(&c);
 	if (u->iterations <= 0) {

@@ -49,10 +49,6 @@ void mdl_value_release(struct lk_mdl_value *v);
 /* The C benchmark of the latency of op on machine m (latency.c). */
 int mdl_latency_source(const struct lk_mdl_machine *m,
 		       enum lk_mdl_latency op, struct lk_buf *out);
-/* Write generated C text c into the store's object area (db.c), named
- * by its content hash (into hash, LK_HASH_HEX); *path is the caller's. */
-int mdl_store_object(struct lk_ctx *ctx, struct lk_store *s,
-		     const struct lk_buf *c, char *hash, char **path);
 /* Record the generated file path (content src_hash) as a variant of
  * campaign, built by gcc -O2, keyed by its content (db.c). */
 struct lk_param;

@@ -262,7 +262,8 @@ int lk_mdl_replay_record(struct lk_ctx *ctx, struct lk_store *s,
 {
 	char src_hash[LK_HASH_HEX], num[5][32];
 	char *path = NULL;
-	int ret = mdl_store_object(ctx, s, c_source, src_hash, &path);
+	int ret = lk_store_object_put(ctx, s, c_source->buf, c_source->len,
+				      ".c", src_hash, &path);
 
 	if (ret)
 		goto out;

@@ -275,3 +275,20 @@ char *lk_store_object_path(const struct lk_store *s, const char *hash,
 	free(objects);
 	return path;
 }
+
+int lk_store_object_put(struct lk_ctx *ctx, const struct lk_store *s,
+			const void *data, size_t len, const char *suffix,
+			char *hash, char **path)
+{
+	char *dir;
+	int ret;
+
+	lk_hash_buf(data, len, hash);
+	*path = lk_store_object_path(s, hash, suffix);
+	if (lk_path_exists(*path))
+		return 0;
+	dir = lk_path_dirname(*path);
+	ret = lk_mkdir_p(ctx, dir, 0777);
+	free(dir);
+	return ret ? ret : lk_file_write_atomic(ctx, *path, data, len);
+}
