@@ -103,3 +103,25 @@ void lk_cli_print_stage(const char *stage, const char *store_dir,
 		stage, sum->n, sum->done, sum->earlier, sum->failed,
 		sum->skipped, store_dir);
 }
+
+int lk_cli_apply_methods(struct lk_ctx *ctx, struct lk_sweep *sw,
+			 const struct lk_strv *settings, const char *where)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < settings->n; i++) {
+		char *kv = lk_strdup(settings->v[i]), *eq = strchr(kv, '=');
+
+		if (!eq) {
+			ret = lk_error(ctx, LK_EINPUT, "--method expects "
+				       "KEY=VALUE, not '%s'", kv);
+		} else {
+			*eq = '\0';
+			ret = lk_method_set(ctx, &sw->method, kv, eq + 1,
+					    where);
+		}
+		free(kv);
+	}
+	return ret;
+}

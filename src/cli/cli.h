@@ -128,6 +128,10 @@ int lk_cli_campaign_open(struct lk_ctx *ctx, const char *config,
 int lk_cli_campaign_create(struct lk_ctx *ctx, const char *dir,
 			   const struct lk_sweep *sw, struct lk_store **s,
 			   int64_t *campaign);
+/* Each --method KEY=VALUE of settings into sw's method (where names
+ * the source in messages); LK_EINPUT for a setting without '='. */
+int lk_cli_apply_methods(struct lk_ctx *ctx, struct lk_sweep *sw,
+			 const struct lk_strv *settings, const char *where);
 /* One line per variant on stdout, the tallies on stderr. */
 void lk_cli_print_stage(const char *stage, const char *store_dir,
 			const struct lk_stage_summary *sum);

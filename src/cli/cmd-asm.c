@@ -134,28 +134,6 @@ static int make_section(struct lk_ctx *ctx, const struct asm_args *a,
 	return 0;
 }
 
-static int apply_methods(struct lk_ctx *ctx, struct lk_sweep *sw,
-			 const struct asm_args *a)
-{
-	size_t i;
-	int ret = 0;
-
-	for (i = 0; !ret && i < a->methods.n; i++) {
-		char *kv = lk_strdup(a->methods.v[i]), *eq = strchr(kv, '=');
-
-		if (!eq) {
-			ret = lk_error(ctx, LK_EINPUT, "--method expects "
-				       "KEY=VALUE, not '%s'", kv);
-		} else {
-			*eq = '\0';
-			ret = lk_method_set(ctx, &sw->method, kv, eq + 1,
-					    "--method");
-		}
-		free(kv);
-	}
-	return ret;
-}
-
 /* ---- llvm-mca beside the measurement. ---- */
 
 struct mca_result {
@@ -420,7 +398,7 @@ int cmd_asm(int argc, char **argv)
 	free(sw->name);
 	sw->name = lk_strdup("asm");
 	ret = make_section(&ctx, &a, argv + first, argc - first, sw);
-	if (!ret && apply_methods(&ctx, sw, &a))
+	if (!ret && lk_cli_apply_methods(&ctx, sw, &a.methods, "--method"))
 		ret = lk_cli_usage_error("asm", "%s", ctx.msg);
 	if (!ret && (ret = measure(&ctx, &a, sw, &failed)))
 		ret = lk_cli_fail(&ctx);

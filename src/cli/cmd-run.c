@@ -51,19 +51,9 @@ static int apply_method(struct lk_ctx *ctx, struct lk_sweep *sw,
 		if (pairs[i][1] && *pairs[i][1])
 			ret = lk_method_set(ctx, &sw->method, pairs[i][0],
 					    pairs[i][1], "command line");
-	for (i = 0; !ret && i < a->methods.n; i++) {
-		char *kv = lk_strdup(a->methods.v[i]), *eq = strchr(kv, '=');
-
-		if (!eq) {
-			ret = lk_error(ctx, LK_EINPUT, "--method expects "
-				       "KEY=VALUE, not '%s'", kv);
-		} else {
-			*eq = '\0';
-			ret = lk_method_set(ctx, &sw->method, kv, eq + 1,
-					    "command line");
-		}
-		free(kv);
-	}
+	if (!ret)
+		ret = lk_cli_apply_methods(ctx, sw, &a->methods,
+					   "command line");
 	return ret;
 }
 
