@@ -27,19 +27,6 @@ static const char *const select_names[] = {"all", "prefix", "permutations",
 #define ASM_UNROLL_MAX 100000L
 #define ASM_CHAINS_MAX 32L
 
-static int load_long(struct lk_loader *ld, const yaml_node_t *n,
-		     const char *what, long lo, long hi, long *out)
-{
-	const char *text;
-	int ret = lk_yaml_scalar(ld, n, what, &text);
-
-	if (!ret && (lk_parse_decimal(text, out) || *out < lo || *out > hi))
-		ret = lk_yaml_error(ld, n, "%s: expected a whole number "
-				    "between %ld and %ld, not '%s'", what, lo,
-				    hi, text);
-	return ret;
-}
-
 static int load_word(struct lk_loader *ld, const yaml_node_t *n,
 		     const char *what, const char *const *words, int *out)
 {
@@ -225,11 +212,12 @@ static int load_scalars(struct lk_loader *ld, const yaml_node_t *n,
 	}
 	v = ret ? NULL : lk_yaml_get(ld, n, "unroll");
 	if (v && !lk_yaml_is_null(v))
-		ret = load_long(ld, v, "asm.unroll", 1, ASM_UNROLL_MAX,
-				&a->unroll);
+		ret = lk_yaml_long(ld, v, "asm.unroll", 1, ASM_UNROLL_MAX,
+				   &a->unroll);
 	v = ret ? NULL : lk_yaml_get(ld, n, "memory");
 	if (v && !lk_yaml_is_null(v))
-		ret = load_long(ld, v, "asm.memory", 64, 1L << 30, &a->memory);
+		ret = lk_yaml_long(ld, v, "asm.memory", 64, 1L << 30,
+				   &a->memory);
 	v = ret ? NULL : lk_yaml_get(ld, n, "select");
 	if (v && !lk_yaml_is_null(v)) {
 		ret = load_word(ld, v, "asm.select", select_names, &word);

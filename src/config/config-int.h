@@ -44,6 +44,10 @@ int lk_yaml_is_null(const yaml_node_t *n);
  */
 int lk_yaml_scalar(struct lk_loader *ld, const yaml_node_t *n,
 		   const char *what, const char **out);
+/* Scalar n as a whole number in [lo, hi] into *out; else LK_EINPUT
+ * naming 'what' and the range. */
+int lk_yaml_long(struct lk_loader *ld, const yaml_node_t *n, const char *what,
+		 long lo, long hi, long *out);
 /*
  * Check that n is a map whose keys are distinct strings; with 'allowed'
  * (NULL-terminated) also that every key is one of them. 'where' names

@@ -46,21 +46,6 @@ static int load_levels(struct lk_loader *ld, const yaml_node_t *n,
 	return ret;
 }
 
-static int load_long(struct lk_loader *ld, const yaml_node_t *n,
-		     const char *key, long lo, long hi, long *out)
-{
-	char *what = lk_asprintf("mdl.%s", key);
-	const char *text;
-	int ret = lk_yaml_scalar(ld, n, what, &text);
-
-	if (!ret && (lk_parse_decimal(text, out) || *out < lo || *out > hi))
-		ret = lk_yaml_error(ld, n, "%s: expected a whole number "
-				    "between %ld and %ld, not '%s'", what, lo,
-				    hi, text);
-	free(what);
-	return ret;
-}
-
 static int load_word(struct lk_loader *ld, const yaml_node_t *n,
 		     struct lk_mdl_cfg *m, const char *key)
 {
@@ -99,13 +84,15 @@ int lk_load_mdl(struct lk_loader *ld, const yaml_node_t *n)
 		ret = load_levels(ld, v, m);
 	v = ret ? NULL : lk_yaml_get(ld, n, "max-streams");
 	if (v && !lk_yaml_is_null(v))
-		ret = load_long(ld, v, "max-streams", 1, 14, &m->max_streams);
+		ret = lk_yaml_long(ld, v, "mdl.max-streams", 1, 14,
+				   &m->max_streams);
 	v = ret ? NULL : lk_yaml_get(ld, n, "orders");
 	if (v && !lk_yaml_is_null(v))
-		ret = load_long(ld, v, "orders", 1, 16, &m->orders);
+		ret = lk_yaml_long(ld, v, "mdl.orders", 1, 16,
+				   &m->orders);
 	v = ret ? NULL : lk_yaml_get(ld, n, "kmax");
 	if (v && !lk_yaml_is_null(v))
-		ret = load_long(ld, v, "kmax", 1, 64, &m->kmax);
+		ret = lk_yaml_long(ld, v, "mdl.kmax", 1, 64, &m->kmax);
 	v = ret ? NULL : lk_yaml_get(ld, n, "combine");
 	if (v && !lk_yaml_is_null(v))
 		ret = load_word(ld, v, m, "combine");

@@ -210,3 +210,16 @@ int lk_yaml_strings(struct lk_loader *ld, const yaml_node_t *n,
 	}
 	return ret;
 }
+
+int lk_yaml_long(struct lk_loader *ld, const yaml_node_t *n, const char *what,
+		 long lo, long hi, long *out)
+{
+	const char *text;
+	int ret = lk_yaml_scalar(ld, n, what, &text);
+
+	if (!ret && (lk_parse_decimal(text, out) || *out < lo || *out > hi))
+		ret = lk_yaml_error(ld, n, "%s: expected a whole number "
+				    "between %ld and %ld, not '%s'", what, lo,
+				    hi, text);
+	return ret;
+}
