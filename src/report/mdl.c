@@ -178,28 +178,13 @@ static int scatter(struct lk_ctx *ctx, const struct lk_mdl_eval_row *rows,
 		lk_plot_add_string(&s, level_names[l]);
 	}
 	if (!ret && nseries) {
-		struct lk_buf script = LK_BUF_INIT;
+		const struct report_loglog plot = {
+			"mdl.gp", lk_buf_str(&s), lo, hi,
+			"replayed (cycles per canonical iteration)",
+			"MDL prediction (cycles per canonical iteration)",
+			"top left"};
 
-		lk_plot_terminal(&script, 530, 500);
-		lk_plot_log_tics(&script, "x", lo / 1.5, hi * 1.5);
-		lk_plot_log_tics(&script, "y", lo / 1.5, hi * 1.5);
-		lk_buf_addf(&script,
-			    "set logscale xy\nset size ratio -1\n"
-			    "set xrange [%.17g:%.17g]\n"
-			    "set yrange [%.17g:%.17g]\n"
-			    "set key top left\n"
-			    "set xlabel 'replayed (cycles per canonical "
-			    "iteration)'\n"
-			    "set ylabel 'MDL prediction (cycles per canonical "
-			    "iteration)'\n"
-			    "%s, x with lines dt 2 lw 1.5 "
-			    "lc rgb '#555555' title 'y = x'\n",
-			    lo / 1.5, hi * 1.5, lo / 1.5, hi * 1.5,
-			    lk_buf_str(&s));
-		ret = lk_plotdir_write(ctx, &pd, "mdl.gp", &script);
-		if (!ret)
-			ret = lk_plot_run(ctx, gnuplot, &pd, "mdl.gp", svg);
-		lk_buf_release(&script);
+		ret = report_loglog(ctx, gnuplot, &pd, &plot, svg);
 	}
 	lk_plotdir_release(&pd);
 	lk_buf_release(&s);

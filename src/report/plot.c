@@ -20,6 +20,35 @@ static int scatter_point(const struct lk_report_variant *v,
 	       p->value > 0;
 }
 
+int report_loglog(struct lk_ctx *ctx, const char *gnuplot,
+		  struct lk_plotdir *pd, const struct report_loglog *l,
+		  char **svg)
+{
+	struct lk_buf script = LK_BUF_INIT;
+	double lo = l->lo / 1.5, hi = l->hi * 1.5;
+	int ret;
+
+	lk_plot_terminal(&script, 530, 500);
+	lk_plot_log_tics(&script, "x", lo, hi);
+	lk_plot_log_tics(&script, "y", lo, hi);
+	lk_buf_addf(&script, "set logscale xy\nset size ratio -1\n"
+		    "set xrange [%.17g:%.17g]\nset yrange [%.17g:%.17g]\n",
+		    lo, hi, lo, hi);
+	if (l->key)
+		lk_buf_addf(&script, "set key %s\n", l->key);
+	lk_buf_adds(&script, "set xlabel ");
+	lk_plot_add_string(&script, l->xlabel);
+	lk_buf_adds(&script, "\nset ylabel ");
+	lk_plot_add_string(&script, l->ylabel);
+	lk_buf_addf(&script, "\n%s, x with lines dt 2 lw 1.5 lc rgb '#555555' "
+		    "title 'y = x'\n", l->series);
+	ret = lk_plotdir_write(ctx, pd, l->script, &script);
+	if (!ret)
+		ret = lk_plot_run(ctx, gnuplot, pd, l->script, svg);
+	lk_buf_release(&script);
+	return ret;
+}
+
 static int scatter(struct lk_ctx *ctx, const struct lk_report *r,
 		   const char *gnuplot, struct lk_plotdir *pd, char **svg)
 {
@@ -58,25 +87,14 @@ static int scatter(struct lk_ctx *ctx, const struct lk_report *r,
 		lk_plot_add_string(&s, r->analyzers[a].label);
 	}
 	if (!ret && nseries) {
-		struct lk_buf script = LK_BUF_INIT;
+		char *xlabel = lk_asprintf("measured (%s per kernel call)",
+					   r->bases[0].metric);
+		const struct report_loglog l = {
+			"scatter.gp", lk_buf_str(&s), lo, hi, xlabel,
+			"predicted (cycles per kernel call)", NULL};
 
-		lk_plot_terminal(&script, 530, 500);
-		lk_plot_log_tics(&script, "x", lo / 1.5, hi * 1.5);
-		lk_plot_log_tics(&script, "y", lo / 1.5, hi * 1.5);
-		lk_buf_addf(&script,
-			    "set logscale xy\nset size ratio -1\n"
-			    "set xrange [%.17g:%.17g]\n"
-			    "set yrange [%.17g:%.17g]\n"
-			    "set xlabel 'measured (%s per kernel call)'\n"
-			    "set ylabel 'predicted (cycles per kernel call)'\n"
-			    "%s, x with lines dt 2 lw 1.5 "
-			    "lc rgb '#555555' title 'y = x'\n",
-			    lo / 1.5, hi * 1.5, lo / 1.5, hi * 1.5,
-			    r->bases[0].metric, lk_buf_str(&s));
-		ret = lk_plotdir_write(ctx, pd, "scatter.gp", &script);
-		if (!ret)
-			ret = lk_plot_run(ctx, gnuplot, pd, "scatter.gp", svg);
-		lk_buf_release(&script);
+		ret = report_loglog(ctx, gnuplot, pd, &l, svg);
+		free(xlabel);
 	}
 	lk_buf_release(&s);
 	lk_buf_release(&data);

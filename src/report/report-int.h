@@ -38,6 +38,19 @@ void report_time_text(double t, char *out, size_t size);
 /* "outcome" names: excluded, failed, missing, unmeasured, compared. */
 const char *report_outcome_name(enum lk_report_outcome o);
 
+/* A log-log plot, y = x drawn, of the series ('plot ...' text of data
+ * files already in pd) between lo and hi (padded by 1.5x), gnuplot's
+ * script written as 'script'; key NULL: gnuplot's place. */
+struct lk_plotdir;
+struct report_loglog {
+	const char *script, *series;
+	double lo, hi;
+	const char *xlabel, *ylabel, *key;
+};
+int report_loglog(struct lk_ctx *ctx, const char *gnuplot,
+		  struct lk_plotdir *pd, const struct report_loglog *l,
+		  char **svg);
+
 /* The "Analyses" section linking the analyze stage's pages of r's
  * campaign (analyses.c); html: where the report's page goes. */
 void lk_report_analyses_html(const struct lk_report *r,
