@@ -87,6 +87,9 @@ int cmd_mdl_input(struct lk_ctx *ctx, const char *path, const char *function,
 /* Name the assembly file in ctx's message instead of the object. */
 void cmd_mdl_input_error(struct lk_ctx *ctx, const struct mdl_input *in);
 void cmd_mdl_input_release(struct mdl_input *in);
+/* --loop ADDR of an mdl command into *addr (text NULL: none, 0); 2
+ * after the usage error for text that is no address (cmd-mdl.c). */
+int cmd_mdl_loop_addr(const char *cmd, const char *text, uint64_t *addr);
 int cmd_mdl_replay(int argc, char **argv);   /* cmd-mdl-replay.c */
 /* Measure the replay campaign's variants not measured yet (the default
  * method); *sum filled even on failure (release it). */

@@ -238,14 +238,8 @@ int cmd_mdl_extract(int argc, char **argv)
 	if (a.json && a.canonical)
 		return lk_cli_usage_error("mdl extract", "--json and "
 					  "--canonical exclude each other");
-	if (a.loop) {
-		char *end;
-
-		a.addr = strtoull(a.loop, &end, 0);
-		if (!*a.loop || *end)
-			return lk_cli_usage_error("mdl extract", "--loop: '%s' "
-						  "is not an address", a.loop);
-	}
+	if ((ret = cmd_mdl_loop_addr("mdl extract", a.loop, &a.addr)))
+		return ret;
 	lk_ctx_init(&ctx);
 	ret = cmd_mdl_input(&ctx, argv[first], a.function, &in);
 	if (!ret)

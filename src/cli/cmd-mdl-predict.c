@@ -28,6 +28,7 @@ struct predict_args {
 	long orders, kmax;
 	int trace, json;
 	long unroll;             /* a binary's loop: meta.unroll; else 0 */
+	uint64_t addr;           /* --loop's */
 };
 
 static int check_args(const struct predict_args *a)
@@ -232,7 +233,6 @@ static int predict_binary(struct lk_ctx *ctx, const char *path,
 	struct mdl_input in;
 	struct lk_function fn;
 	struct lk_cfg cfg;
-	uint64_t addr = a->loop ? strtoull(a->loop, NULL, 0) : 0;
 	int inlined = 0, ret = cmd_mdl_input(ctx, path, a->function, &in);
 
 	if (!ret)
@@ -240,7 +240,7 @@ static int predict_binary(struct lk_ctx *ctx, const char *path,
 			lk_elf_roi_function(ctx, in.binary, &fn, &inlined);
 	if (!ret && !(ret = lk_cfg_build(ctx, lk_decoder_x86_64(), &fn,
 					 &cfg))) {
-		ret = extract_loop(ctx, &cfg, a, addr, &x);
+		ret = extract_loop(ctx, &cfg, a, a->addr, &x);
 		lk_cfg_release(&cfg);
 	}
 	if (!ret && x.refused && a->json) {
@@ -279,7 +279,7 @@ static int is_mdl(const char *operand)
 int cmd_mdl_predict(int argc, char **argv)
 {
 	struct predict_args a = {"loopkit.d", "auto", "all", "joint", NULL, NULL,
-				 1, 8, 0, 0, 0};
+				 1, 8, 0, 0, 0, 0};
 	const struct lk_opt opts[] = {
 		{'o', "output", LK_OPT_STRING, &a.dir, "DIR",
 		 "the campaign store holding the database (loopkit.d)"},
@@ -313,14 +313,8 @@ int cmd_mdl_predict(int argc, char **argv)
 					  "FILE.mdl or BINARY");
 	if ((ret = check_args(&a)))
 		return ret;
-	if (a.loop) {
-		char *end;
-
-		strtoull(a.loop, &end, 0);
-		if (!*a.loop || *end)
-			return lk_cli_usage_error("mdl predict", "--loop: '%s' "
-						  "is not an address", a.loop);
-	}
+	if ((ret = cmd_mdl_loop_addr("mdl predict", a.loop, &a.addr)))
+		return ret;
 	lk_ctx_init(&ctx);
 	if (is_mdl(argv[first])) {
 		path = lk_mdl_path(argv[first]);

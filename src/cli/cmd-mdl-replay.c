@@ -34,7 +34,6 @@ struct rargs {
 static int check_args(struct rargs *a, struct lk_mdl_replay_opts *o)
 {
 	const char *cmd = "mdl replay";
-	char *end;
 
 	if (!a->level)
 		return lk_cli_usage_error(cmd, "--level: L1, L2, L3 or RAM "
@@ -49,12 +48,8 @@ static int check_args(struct rargs *a, struct lk_mdl_replay_opts *o)
 	if (a->max_streams < 1 || a->max_streams > 14)
 		return lk_cli_usage_error(cmd, "--max-streams: %ld is not "
 					  "between 1 and 14", a->max_streams);
-	if (a->loop) {
-		a->addr = strtoull(a->loop, &end, 0);
-		if (!*a->loop || *end)
-			return lk_cli_usage_error(cmd, "--loop: '%s' is not an "
-						  "address", a->loop);
-	}
+	if (cmd_mdl_loop_addr(cmd, a->loop, &a->addr))
+		return 2;
 	o->bytes = a->bytes;
 	o->max_streams = (int)a->max_streams;
 	return 0;

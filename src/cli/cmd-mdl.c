@@ -238,6 +238,20 @@ static int cmd_concretize(int argc, char **argv)
 	return ret ? lk_cli_fail(&ctx) : 0;
 }
 
+int cmd_mdl_loop_addr(const char *cmd, const char *text, uint64_t *addr)
+{
+	char *end;
+
+	*addr = 0;
+	if (!text)
+		return 0;
+	*addr = strtoull(text, &end, 0);
+	if (!*text || *end)
+		return lk_cli_usage_error(cmd, "--loop: '%s' is not an address",
+					  text);
+	return 0;
+}
+
 int cmd_mdl(int argc, char **argv)
 {
 	static const struct lk_opt none[] = {LK_OPT_END};
