@@ -78,6 +78,24 @@ static double ok_value(const uint8_t *bytes, size_t len, int times)
 	return v;
 }
 
+/*
+ * The least of three measurements: a sibling test or build on the other
+ * core only ever adds time (seen: 8 independent adds at 4.2 cycles once,
+ * 2.0 alone, on a Zen 3 with the unit tests running two at a time).
+ */
+static double best_value(const uint8_t *bytes, size_t len, int times)
+{
+	double best = ok_value(bytes, len, times);
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		double v = ok_value(bytes, len, times);
+		if (v < best)
+			best = v;
+	}
+	return best;
+}
+
 /* A "key=N" figure of the raw output. */
 static long raw_field(const struct lk_pred *p, const char *key)
 {
@@ -117,7 +135,7 @@ Test(bprof, independent_adds_much_faster_than_dependent)
 	    0x01, 0xc0, 0x49, 0x01, 0xc1, 0x49, 0x01, 0xc2,
 	}; /* add %rax to rbx, rcx, rdx, rsi, rdi, r8, r9, r10 */
 	static const uint8_t dep[] = {ADD_DEP};
-	double i8 = ok_value(indep, sizeof(indep), 1);
+	double i8 = best_value(indep, sizeof(indep), 1);
 	double d8 = ok_value(dep, sizeof(dep), 8);
 
 	cr_assert(d8 > 8 * 0.7 && d8 < 8 * 1.4,
