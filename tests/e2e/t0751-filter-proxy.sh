@@ -115,7 +115,12 @@ cp "$src" "$TMPD/"
 sed 's/avx512\.c/avx512-main.c/; s/^name: filter-proxy/name: filter-sigill/' \
 	"$TMPD/c.yaml" >"$TMPD/m.yaml"
 mstore=$TMPD/m
-"$LOOPKIT" run -q -c "$TMPD/m.yaml" -o "$mstore" >/dev/null 2>&1
+# Without AVX-512 (Zen 3) main's EVEX code dies with SIGILL and the run
+# exits 1: the filter judges the builds all the same.
+if ! "$LOOPKIT" run -q -c "$TMPD/m.yaml" -o "$mstore" >/dev/null 2>&1; then
+	"$LOOPKIT" env | grep '^cpu.isa.absent' | grep -qw avx512f ||
+		fail "run -c m.yaml failed on a machine with AVX-512"
+fi
 "$LOOPKIT" filter -q -c "$TMPD/m.yaml" -o "$mstore" >"$TMPD/mcamp" 2>&1 ||
 	fail "filter -c m: $(cat "$TMPD/mcamp")"
 mrows=$(sqlite3 "$mstore/store.db" "select v.flagset, p.value, r.verdict,
