@@ -157,6 +157,31 @@ Test(asm, refusals_name_file_and_line)
 		     "asm");
 	expect_error("asm:\n  select: some\n  bodies:\n    a: [x]\n",
 		     "t.yaml:2:", "some");
+	/* An empty asm: is no empty sweep. */
+	expect_error("name: x\nasm:\n", "t.yaml:2:", "asm: empty");
+	expect_error("name: x\nasm: ~\n", "t.yaml:2:", "asm: empty");
+	expect_error("asm:\n  difference: maybe\n  bodies:\n    a: [x]\n",
+		     "t.yaml:2:", "asm.difference");
+}
+
+Test(asm, rotation_never_shares_a_named_register)
+{
+	struct lk_sweep *s;
+
+	/* xmm10 and xmm11 are the FMA's sources: {r} of chains 11, 12. */
+	expect_error("asm:\n  chains: 1..12\n  regs: [xmm0-xmm11]\n"
+		     "  bodies:\n    a: [\"vfmadd213pd %ymm11, %ymm10, "
+		     "%ymm{r}\"]\n", "t.yaml:5:", "xmm10 (in some width)");
+	/* Only the registers the chains use count. */
+	s = parse("asm:\n  chains: 1..10\n  regs: [xmm0-xmm11]\n"
+		  "  bodies:\n    a: [\"vfmadd213pd %ymm11, %ymm10, "
+		  "%ymm{r}\"]\n");
+	cr_expect_eq(s->asm_body.nchains, 10);
+	lk_sweep_free(s);
+	/* By default the named ones are skipped. */
+	cr_expect_eq(count("asm:\n  chains: 14\n  bodies:\n    a: "
+			   "[\"vfmadd213pd %ymm11, %ymm10, %ymm{r}\"]\n"),
+		     1);
 }
 
 Test(asm, registers_are_canonical)
