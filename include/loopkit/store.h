@@ -98,8 +98,9 @@ struct lk_param {
 LK_GIVE char *lk_variant_name(const char *source, const char *compiler,
 			      const char *flagset,
 			      const struct lk_param *params, size_t nparams);
-/* What a variant's source is called: a generated variant's kernel, else
- * the source's base name (borrowed from params or source). */
+/* What a variant's source is called: a generated variant's kernel, "asm"
+ * for an asm: variant (parameters asm.insns and asm.unroll), else the
+ * source's base name (borrowed from params, source or static). */
 LK_KEEP const char *lk_variant_source_name(const char *source,
 					   const struct lk_param *params,
 					   size_t nparams);
