@@ -239,3 +239,32 @@ Test(asm, generated_file_clobbers_what_the_body_names)
 	lk_buf_release(&c);
 	lk_sweep_free(s);
 }
+
+Test(asm, generated_file_declares_work_and_measures_2u)
+{
+	struct lk_sweep *s = parse("asm:\n  unroll: 25\n  difference: true\n"
+				   "  bodies:\n    a: [\"vpaddd %xmm1, %xmm1, "
+				   "%xmm1\", \"vaddpd %ymm2, %ymm2, %ymm2\"]\n");
+	struct lk_buf c = LK_BUF_INIT;
+	const char *t;
+	long insns = 0;
+
+	cr_assert_eq(s->asm_body.difference, 1);
+	cr_assert_eq(lk_asm_source(&ctx, &s->asm_body, &s->asm_body.versions[0],
+				   &s->asm_body.versions[0].body, "a", &c,
+				   &insns), 0, "%s", ctx.msg);
+	t = lk_buf_str(&c);
+	cr_expect_eq(insns, 2);
+	/* Each register zeroed in its domain: no bypass in the chain. */
+	cr_expect(strstr(t, "vpand %[lkz], %%xmm1, %%xmm1"), "%s", t);
+	cr_expect(strstr(t, "vandps %[lkz], %%xmm2, %%xmm2"), "%s", t);
+	cr_expect(strstr(t, ".rept 25\\n"), "%s", t);
+	cr_expect(strstr(t, ".rept 50\\n"), "%s", t);
+	cr_expect(strstr(t, "lk_work(\"instructions\", 50.0);\n"
+			    "\tLK_MEASURE(lk_asm_kernel(mem));"), "%s", t);
+	cr_expect(strstr(t, "lk_work(\"instructions\", 100.0);\n"
+			    "\tLK_MEASURE_NAMED(\"kernel-2u\", "
+			    "lk_asm_kernel_2u(mem));"), "%s", t);
+	lk_buf_release(&c);
+	lk_sweep_free(s);
+}
