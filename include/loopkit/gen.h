@@ -140,9 +140,10 @@ void lk_gen_summary_release(struct lk_gen_summary *s);
 /*
  * The gen stage (lk_stage_fn): lk_gen_campaign, one item per unit
  * (label "KERNEL CHAIN"), done = generated, earlier = stored earlier,
- * failed = not generated, and the campaign's line. A sweep without a
- * gen: section has nothing to do (0, the line says so). Each unit with a
- * reason is said on stderr.
+ * failed = not generated, and the campaign's line. A sweep with an asm:
+ * section writes its variants instead (lk_asm_stage); one with neither
+ * has nothing to do (0, the line says so). Each unit with a reason is
+ * said on stderr.
  */
 lk_stage_fn lk_gen_stage;
 
@@ -199,5 +200,12 @@ struct lk_asm_plan {
 int lk_asm_campaign(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
 		    const struct lk_sweep *sw, struct lk_asm_plan *plan);
 void lk_asm_plan_release(struct lk_asm_plan *plan);
+/*
+ * The gen stage of a sweep with an asm: section (lk_gen_stage calls it):
+ * lk_asm_campaign, one item per variant ("ok"), done = variants, and the
+ * campaign's line. < 0 when a file or the store cannot be written.
+ */
+int lk_asm_stage(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
+		 const struct lk_sweep *sw, struct lk_stage_summary *sum);
 
 #endif

@@ -335,6 +335,7 @@ static int predict_all(struct lk_ctx *ctx, struct lk_store *s,
 	for (i = 0; !ret && i < np; i++)
 		ret = predict_tool(ctx, s, p[i], plan, hash);
 	if (!ret && np) {
+		mca->ntools = np;
 		mca->tool = lk_strdup(p[0]->name);
 		mca->version = lk_strdup(p[0]->version);
 		mca->params = lk_strdup(p[0]->params);
@@ -369,4 +370,45 @@ void lk_cli_asm_mca_release(struct lk_cli_asm_mca *m)
 	free(m->version);
 	free(m->params);
 	memset(m, 0, sizeof(*m));
+}
+
+int lk_cli_asm_stage(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
+		     const struct lk_sweep *cfg,
+		     const struct lk_stage_opts *opts,
+		     struct lk_stage_summary *sum)
+{
+	struct lk_cli_asm_mca mca = {0};
+	struct lk_asm_plan plan = {0};
+	size_t i;
+	int ret;
+
+	(void)opts;
+	memset(sum, 0, sizeof(*sum));
+	if (!cfg->asm_body.given) {
+		sum->line = lk_strdup("nothing to do: the file has no asm: "
+				      "section");
+		return 0;
+	}
+	ret = lk_asm_campaign(ctx, s, campaign, cfg, &plan);
+	if (!ret)
+		ret = lk_cli_asm_post(ctx, s, campaign, cfg, &plan, NULL, 1,
+				      &mca);
+	if (!ret) {
+		sum->items = lk_calloc(plan.n + 1, sizeof(*sum->items));
+		sum->n = plan.n;
+		for (i = 0; i < plan.n; i++) {
+			sum->items[i].variant_id = plan.units[i].variant_id;
+			sum->items[i].label = lk_strdup(plan.units[i].label);
+			lk_stage_item_set(&sum->items[i], "ok", "");
+		}
+		sum->done = (long)plan.n;
+		sum->line = lk_asprintf("%zu asm variants: %s; bodies "
+					"predicted by %zu llvm-mca%s",
+					plan.n, cfg->asm_body.difference
+					? "n/2n rows stored" : "no n/2n",
+					mca.ntools, mca.ntools == 1 ? "" : "s");
+	}
+	lk_cli_asm_mca_release(&mca);
+	lk_asm_plan_release(&plan);
+	return ret;
 }

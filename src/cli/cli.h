@@ -147,6 +147,7 @@ struct lk_asm_plan;
  * ran. */
 struct lk_cli_asm_mca {
 	char *tool, *version, *params;
+	size_t ntools;          /* llvm-mca versions that predicted */
 };
 
 /*
@@ -168,6 +169,15 @@ int lk_cli_asm_post(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
 		    struct lk_run_summary *sum, int predict,
 		    struct lk_cli_asm_mca *mca);
 void lk_cli_asm_mca_release(struct lk_cli_asm_mca *m);
+/*
+ * The campaign's asm stage (after measure): lk_cli_asm_post over the
+ * asm: section's variants, one item per variant. A sweep without one
+ * has nothing to do (0, the line says so).
+ */
+int lk_cli_asm_stage(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
+		     const struct lk_sweep *cfg,
+		     const struct lk_stage_opts *opts,
+		     struct lk_stage_summary *sum);
 
 /* Set by the dispatcher from -v before the command runs. */
 extern int lk_cli_verbose;

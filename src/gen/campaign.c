@@ -669,6 +669,8 @@ int lk_gen_stage(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
 	int ret;
 
 	memset(sum, 0, sizeof(*sum));
+	if (cfg->asm_body.given)
+		return lk_asm_stage(ctx, s, campaign, cfg, sum);
 	if (!cfg->gen.present) {
 		sum->line = lk_strdup("nothing to do: the file has no gen: "
 				      "section, the sources are measured as "
