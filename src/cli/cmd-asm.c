@@ -152,6 +152,7 @@ struct row {
 	const struct lk_asm_unit *u;
 	long chains;
 	const char *status, *reason, *source, *ipc_source, *diff_source;
+	const char *flags;              /* the cycles figure's */
 	double cpi, ipc, diff, mca;     /* NAN when missing */
 };
 
@@ -179,6 +180,7 @@ static void print_json_row(struct lk_buf *b, const struct row *r,
 	json_num(b, "cycles_per_iteration", r->cpi);
 	json_num(b, "instructions_per_cycle", r->ipc);
 	json_str(b, "source", r->source);
+	json_str(b, "flags", r->flags);
 	json_str(b, "instructions_per_cycle_source", r->ipc_source);
 	lk_buf_addf(b, ", \"instructions_source\": \"static\", "
 		    "\"instructions_per_iteration\": %ld, \"unroll\": %ld",
@@ -214,6 +216,9 @@ static void print_text_row(const struct row *r, const char *tool, int diff,
 		printf(" %19s", "-");
 	if (tool && isfinite(r->mca))
 		printf(" %.4f (%s)", r->mca, tool);
+	/* Worth a word: the cycles may not be the core's. */
+	if (strstr(r->flags, "unreliable") || strstr(r->flags, "unstable"))
+		printf("  [%s]", r->flags);
 	printf("\n");
 }
 
@@ -283,6 +288,7 @@ static int fill_row(struct lk_ctx *ctx, struct lk_store *s,
 						       : "not run";
 	r->reason = rep ? rep->reason : "";
 	r->source = f->cyc.source ? f->cyc.source : "";
+	r->flags = f->cyc.flags ? f->cyc.flags : "";
 	r->ipc_source = f->ipc.has_value ? f->ipc.source : NULL;
 	r->diff_source = f->diff.has_value ? f->diff.source : NULL;
 	/* The runner's figure is per kernel call: unroll copies. */

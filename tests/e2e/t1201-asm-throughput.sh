@@ -8,10 +8,18 @@
 # has no AVX-512), run at half rate: min(N/4, 1). Each chain count is a
 # variant of the campaign 'asm' with asm.chains as its parameter.
 #
-# On a shared host a whole series can run slower for a while (a
-# co-tenant on the core's other hyperthread halves the FP pipes); that
-# only ever lowers IPC. So a series is measured up to three times and
-# each N keeps its best IPC: a harness that is wrong is wrong every time.
+# Between the latency-bound and the pipe-bound regimes (5 to 7 chains)
+# this Zen 3 has two stable states from one process to the next: 7
+# chains run at 1.74 or at 1.61 IPC, with either FMA form, at unroll
+# 40, 100 or 400 (8 chains always 1.99; doc/loopkit-asm.md). There the
+# tolerance is 10 %.
+#
+# On a shared host a series can draw a bad spell: a co-tenant on the
+# core's other hyperthread takes FP pipes (that only lowers IPC), or the
+# clock moves under the reference chain (the runner flags the figure
+# calibration-unreliable). So a series is measured up to four times and
+# passes when one series holds every property with no figure flagged: a
+# harness that is wrong is wrong every time.
 . tests/e2e/lib.sh
 command -v python3 >/dev/null || skip "python3 not installed"
 env_key() { "$LOOPKIT" env 2>/dev/null | awk -v k="$1" '$1 == k {
@@ -22,23 +30,22 @@ case $isa in *" fma "*) ;; *) skip "this CPU has no FMA (cpu.isa:$isa)" ;; esac
 cd "$TMPD"
 M="-m repetitions=10 -m processes=3 -m reducer=p10 --unroll 40 -q"
 series() { # WIDTH-PREFIX PEAK (0: no expectation for this machine)
-	for attempt in 1 2 3; do
+	for attempt in 1 2 3 4; do
 		"$LOOPKIT" asm $M -o "$1.$attempt.d" --json --chains 1..10 \
 			--regs xmm0-xmm9 \
 			"vfmadd213pd %${1}mm11, %${1}mm10, %${1}mm{r}" \
 			>"$1.$attempt.json" || fail "$1: exited $?"
-		python3 - "$2" "$1".*.json <<'PY' && return 0
+		python3 - "$2" "$1.$attempt.json" <<'PY' && return 0
 import json, sys
-peak = float(sys.argv[1])
-runs = [json.load(open(f)) for f in sys.argv[2:]]
-for rows in runs:
-    assert [r["chains"] for r in rows] == list(range(1, 11)), rows
-    assert all(r["instructions_per_iteration"] == r["chains"] for r in rows)
-    assert all(r["instructions_per_cycle_source"].startswith("work/cycles:")
-               for r in rows), rows
-ipc = [max(rows[i]["instructions_per_cycle"] for rows in runs)
-       for i in range(10)]
-print(sys.argv[2], len(runs), "run(s):", ["%.3f" % x for x in ipc])
+peak, rows = float(sys.argv[1]), json.load(open(sys.argv[2]))
+assert [r["chains"] for r in rows] == list(range(1, 11)), rows
+assert all(r["instructions_per_iteration"] == r["chains"] for r in rows)
+assert all(r["instructions_per_cycle_source"] == "work/cycles:" + r["source"]
+           for r in rows), rows
+ipc = [r["instructions_per_cycle"] for r in rows]
+print(sys.argv[2], ["%.3f" % x for x in ipc])
+flagged = [r["chains"] for r in rows if "unreliable" in r["flags"]]
+assert not flagged, "calibration unreliable at N = %s" % flagged
 for a, b in zip(ipc, ipc[1:]):
     assert b >= a * 0.97, "IPC fell: %s" % ipc
 assert abs(ipc[9] / ipc[7] - 1) <= 0.05, "not saturated: %s" % ipc
@@ -46,10 +53,11 @@ assert ipc[7] >= 4 * ipc[0], "no rise: %s" % ipc
 if peak > 0:
     for n, x in enumerate(ipc, 1):
         want = min(n / 4, peak)
-        assert abs(x / want - 1) <= 0.05, "N=%d: %.3f, want %g" % (n, x, want)
+        tol = 0.10 if 4 < n < 4 * peak else 0.05
+        assert abs(x / want - 1) <= tol, "N=%d: %.3f, want %g" % (n, x, want)
 PY
 	done
-	fail "$1: see above (three series)"
+	fail "$1: see above (four series)"
 }
 case $arch in "Zen 3"|"Zen 4") series y 2 ;; *) series y 0 ;; esac
 case $isa in

@@ -3,9 +3,10 @@
 # into the predictions table under its key, the variant is linked to it
 # times its unroll, and 'loopkit report' compares it with the measured
 # cycles per call as it does a kernel's lifted prediction, for loopkit
-# asm and for run -c of an asm: sweep. On Zen 3 and Zen 4,
-# llvm-mca-19's model of 256-bit FMA chains is within 5 % (MAPE) of the
-# measurement.
+# asm, for run -c of an asm: sweep and for loopkit campaign. On Zen 3
+# and Zen 4, llvm-mca-19's model of 256-bit FMA chains is within 5 %
+# (MAPE) of the measurement. A figure the runner flags
+# calibration-unreliable (a busy host) is not compared, as for kernels.
 . tests/e2e/lib.sh
 command -v python3 >/dev/null || skip "python3 not installed"
 "$LOOPKIT" check 2>/dev/null | grep -q '^llvm-mca .*yes' ||
@@ -13,7 +14,7 @@ command -v python3 >/dev/null || skip "python3 not installed"
 arch=$("$LOOPKIT" env 2>/dev/null | awk '$1 == "cpu.microarch" {
 	$1 = ""; sub(/^ /, ""); print }')
 cd "$TMPD"
-"$LOOPKIT" asm -q -o a.d --json --chains 1,2,4,8,10 --unroll 40 \
+"$LOOPKIT" asm -q -o a.d --json --chains 1,2,4,8,10 --unroll 100 \
 	-m repetitions=10 -m processes=3 -m reducer=p10 \
 	'vfmadd213pd %ymm11, %ymm10, %ymm{r}' >asm.json || fail "asm exited $?"
 tools=$(sqlite3 a.d/store.db "select count(distinct tool) from predictions")
@@ -22,7 +23,7 @@ links=$(sqlite3 a.d/store.db "select count(*) from variant_predictions")
 [ "$links" -eq $((5 * tools)) ] ||
 	fail "$links variant links for $tools tools, want $((5 * tools))"
 [ "$(sqlite3 a.d/store.db "select count(distinct copies) || ' ' ||
-	min(copies) from variant_predictions")" = "1 40.0" ] ||
+	min(copies) from variant_predictions")" = "1 100.0" ] ||
 	fail "links not times the unroll"
 "$LOOPKIT" report -o a.d --campaign asm --report-dir rep >rep.txt 2>&1 ||
 	fail "report: $(cat rep.txt)"
@@ -35,14 +36,15 @@ per = list(csv.DictReader(open(sys.argv[3])))
 tool = rows[0]["mca_tool"]
 assert tool and all(r["mca_tool"] == tool for r in rows), rows
 for s in stats:
-    assert s["compared"] == "5", s
-    assert s["params"].endswith(" body x40") and s["unit"] == "cycles/call", s
+    assert int(s["compared"]) + int(s["no_cycles"]) == 5, s
+    assert int(s["compared"]) >= 3, s
+    assert s["params"].endswith(" body x100") and s["unit"] == "cycles/call", s
 # The printed figure is the stored one: its row times the unroll.
 for r in rows:
     (v,) = [p for p in per if p["analyzer"].startswith(tool + " ")
             and p["asm.chains"] == str(r["chains"])]
-    assert abs(float(v["predicted"]) - 40 * r["mca_cycles_per_iteration"]) < 1e-6, v
-    assert v["outcome"] == "compared", v
+    assert abs(float(v["predicted"]) - 100 * r["mca_cycles_per_iteration"]) < 1e-6, v
+    assert v["outcome"] in ("compared", "no-cycles"), v
 if sys.argv[4] in ("Zen 3", "Zen 4"):
     (s,) = [s for s in stats if s["tool"] == "llvm-mca-19"] or [None]
     if s:
@@ -71,3 +73,9 @@ before=$(sqlite3 s.d/store.db "select group_concat(created) from predictions")
 "$LOOPKIT" report -q -o s.d --campaign preds --report-dir srep ||
 	fail "report of the run -c campaign"
 grep -q '^llvm-mca' srep/report.csv || fail "no analyzer in the report"
+
+# loopkit campaign: gen writes the variants, the asm stage predicts.
+"$LOOPKIT" campaign -q -c sweep.yaml -o c.d --to asm >camp.txt 2>&1 ||
+	fail "campaign: $(cat camp.txt)"
+n=$(sqlite3 c.d/store.db "select count(*) from variant_predictions")
+[ "$n" -eq $((2 * tools)) ] || fail "campaign: $n links, want $((2 * tools))"
