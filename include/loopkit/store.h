@@ -404,7 +404,7 @@ int lk_store_result_add(struct lk_ctx *ctx, struct lk_store *s,
  * prediction of block_hash under the same key times copies (block
  * iterations per kernel call), replacing its link under key: an asm
  * variant's body, predicted once per copy. The report reads it with the
- * lifted rows, per kernel call, its params followed by " body x<copies>".
+ * lifted rows, per kernel call, its params followed by " body".
  */
 int lk_store_variant_prediction_put(struct lk_ctx *ctx, struct lk_store *s,
 				    int64_t variant_id,

@@ -241,7 +241,7 @@ static const char lifted_sql[] =
 	" WHERE v.campaign_id = ?1"
 	" UNION ALL"
 	" SELECT b.variant_id, b.tool, b.tool_version,"
-	" b.params || ' body x' || CAST(b.copies AS INTEGER), p.status,"
+	" b.params || ' body', p.status,"
 	" p.value * b.copies, REPLACE(p.unit, '/iter', '/call'), p.reason"
 	" FROM variant_predictions b JOIN variants v ON v.id = b.variant_id"
 	" JOIN predictions p ON p.block_hash = b.block_hash"

@@ -182,7 +182,7 @@ Test(store_derived, body_prediction_is_read_per_call)
 	cr_assert_eq(in.nlifted, 1);
 	cr_expect_eq(in.lifted[0].variant_id, v);
 	cr_expect_str_eq(in.lifted[0].tool, "llvm-mca-19");
-	cr_expect_str_eq(in.lifted[0].params, "-mcpu=znver3 body x40");
+	cr_expect_str_eq(in.lifted[0].params, "-mcpu=znver3 body");
 	cr_expect_str_eq(in.lifted[0].status, "ok");
 	cr_expect_eq(in.lifted[0].value, 160);
 	cr_expect_str_eq(in.lifted[0].unit, "cycles/call");
