@@ -3,7 +3,8 @@
  * (doc/loopkit-asm.md). The templates become an asm: section of a sweep
  * with one variant per chain count; gen writes each variant's C file and
  * records it in the campaign 'asm', the runner builds and measures it,
- * and its cycles per body copy are read back beside llvm-mca's.
+ * asm-post.c adds the n/2n row and every llvm-mca's prediction of the
+ * body, and the figures are read back from the store and printed.
  */
 #include <limits.h>
 #include <math.h>
@@ -24,8 +25,10 @@ static const char usage[] =
 	"the body is every template once per chain. Each chain count is a\n"
 	"variant of the campaign 'asm', built and measured by the runner;\n"
 	"prints cycles per body copy (tsc-calibrated where there is no PMU)\n"
-	"and instructions per cycle (static count / cycles), each with its\n"
-	"source, and llvm-mca's cycles per copy when it is installed. The\n"
+	"and instructions per cycle (the kernel's declared instructions over\n"
+	"its cycles), each with its source, the n/2n difference per copy\n"
+	"with --difference, and llvm-mca's cycles per copy (every installed\n"
+	"llvm-mca's is stored for 'loopkit report'). The\n"
 	"template's destination must be {r} and {r} must be read (as a source,\n"
 	"or by a two-operand or FMA form): 'add $1, {r}', 'vfmadd231pd\n"
 	"%ymm11, %ymm10, %ymm{r}'. {r} after xmm/ymm/zmm is a number.";
