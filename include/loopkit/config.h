@@ -329,6 +329,8 @@ struct lk_asm_cfg {
 	size_t nchains;
 	struct lk_strv regs;      /* {r}'s registers, expanded ("xmm3");
 				     empty: by the template's width */
+	int difference;           /* also measure 2 x unroll copies: the
+				     n/2n difference per copy */
 	long line;
 };
 

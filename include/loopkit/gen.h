@@ -140,22 +140,32 @@ void lk_gen_summary_release(struct lk_gen_summary *s);
 /*
  * The gen stage (lk_stage_fn): lk_gen_campaign, one item per unit
  * (label "KERNEL CHAIN"), done = generated, earlier = stored earlier,
- * failed = not generated, and the campaign's line. A sweep without a
- * gen: section has nothing to do (0, the line says so). Each unit with a
- * reason is said on stderr.
+ * failed = not generated, and the campaign's line. A sweep with an asm:
+ * section writes its variants instead (lk_asm_stage); one with neither
+ * has nothing to do (0, the line says so). Each unit with a reason is
+ * said on stderr.
  */
 lk_stage_fn lk_gen_stage;
 
 /* ---- Instruction benchmarks: the asm: section (src/gen/asm.c). ---- */
 
+/* The region of an asm variant's kernel of 2 x unroll copies
+ * (asm.difference); the unroll copies are measured in region "kernel". */
+#define LK_ASM_REGION_2U "kernel-2u"
+
 /*
  * The C file of one asm variant into c: a noinline kernel whose one
  * inline-asm statement zeroes the registers body and init name (unless
- * the version has its own init), runs init, then body 'a->unroll' times
- * (.rept), every '%' escaped, with %r14 holding 'a->memory' bytes of
- * zeroed scratch memory and every other register named in the clobber
- * list. *insns gets the static instructions of one copy of body.
- * LK_EINPUT naming label for an empty body.
+ * the version has its own init; an AND with zeroes in memory, in the
+ * register's integer or FP domain), runs init, then body 'a->unroll'
+ * times (.rept), every '%' escaped, with %r14 holding 'a->memory' bytes
+ * of zeroed scratch memory and every other register named in the
+ * clobber list. main declares the kernel's instructions per call,
+ * unroll x *insns (lk_work "instructions": the runner stores
+ * instructions/cycle), and measures it in region "kernel"; with
+ * a->difference a second kernel of 2 x unroll copies in region
+ * LK_ASM_REGION_2U. *insns gets the static instructions of one copy of
+ * body. LK_EINPUT naming label for an empty body.
  */
 int lk_asm_source(struct lk_ctx *ctx, const struct lk_asm_cfg *a,
 		  const struct lk_asm_version *ver, const struct lk_strv *body,
@@ -169,6 +179,7 @@ struct lk_asm_unit {
 			     (".intel_syntax noprefix" first for intel) */
 	long insns;       /* static instructions per copy */
 	long unroll;      /* copies per kernel call */
+	int difference;   /* 2 x unroll copies too, region LK_ASM_REGION_2U */
 };
 
 struct lk_asm_plan {
@@ -180,12 +191,21 @@ struct lk_asm_plan {
  * For every variant of sw's asm: section (lk_sweep_expand, filters
  * applied), write its C file into the open store s content-addressed and
  * record it as a variant of 'campaign' (parameters: every axis, then
- * asm.insns and asm.unroll), in expansion order. A variant recorded
- * earlier keeps its id. Nothing to do without an asm: section. Release
- * *plan (filled as far as it got) with lk_asm_plan_release.
+ * asm.insns and asm.unroll), in expansion order, and make them the
+ * campaign's current variants (lk_store_variants_current: run -c then
+ * measures these, not every variant the campaign had). A variant
+ * recorded earlier keeps its id. Nothing to do without an asm: section.
+ * Release *plan (filled as far as it got) with lk_asm_plan_release.
  */
 int lk_asm_campaign(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
 		    const struct lk_sweep *sw, struct lk_asm_plan *plan);
 void lk_asm_plan_release(struct lk_asm_plan *plan);
+/*
+ * The gen stage of a sweep with an asm: section (lk_gen_stage calls it):
+ * lk_asm_campaign, one item per variant ("ok"), done = variants, and the
+ * campaign's line. < 0 when a file or the store cannot be written.
+ */
+int lk_asm_stage(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
+		 const struct lk_sweep *sw, struct lk_stage_summary *sum);
 
 #endif

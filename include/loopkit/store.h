@@ -98,8 +98,9 @@ struct lk_param {
 LK_GIVE char *lk_variant_name(const char *source, const char *compiler,
 			      const char *flagset,
 			      const struct lk_param *params, size_t nparams);
-/* What a variant's source is called: a generated variant's kernel, else
- * the source's base name (borrowed from params or source). */
+/* What a variant's source is called: a generated variant's kernel, "asm"
+ * for an asm: variant (parameters asm.insns and asm.unroll), else the
+ * source's base name (borrowed from params, source or static). */
 LK_KEEP const char *lk_variant_source_name(const char *source,
 					   const struct lk_param *params,
 					   size_t nparams);
@@ -357,14 +358,58 @@ struct lk_variant_binary {
 	size_t nparams;
 };
 
-/* Every variant of the campaign, in id order, with its binary: its
- * latest run's build, else its latest build (gen -c), else none. *n = 0
- * when there is none. Free with lk_variant_binaries_free. */
+/* Every current variant of the campaign (lk_store_variants_current), in
+ * id order, with its binary: its latest run's build, else its latest
+ * build (gen -c), else none. *n = 0 when there is none. Free with
+ * lk_variant_binaries_free. */
 int lk_store_variant_binaries(struct lk_ctx *ctx, struct lk_store *s,
 			      int64_t campaign,
 			      LK_GIVE struct lk_variant_binary **rows,
 			      size_t *n);
 void lk_variant_binaries_free(struct lk_variant_binary *rows, size_t n);
+/*
+ * Make ids[0..n) the campaign's current variants, the sweep as it now
+ * is (gen and asm call it after recording theirs), in one transaction:
+ * run -c measures and lk_store_variant_binaries lists only those. The
+ * others stay stored with their runs and predictions (the report and
+ * export still show them). A campaign never marked has every variant
+ * current. Ids of another campaign are ignored.
+ */
+int lk_store_variants_current(struct lk_ctx *ctx, struct lk_store *s,
+			      int64_t campaign, const int64_t *ids, size_t n);
+
+/* ---- Facts derived after a stage stored its own (src/store/derived.c):
+ * loopkit asm's difference row and its body predictions. ---- */
+
+struct lk_prediction_key;
+
+/*
+ * The latest finished run of variant_id (the one lk_store_run_figure
+ * reads): *status (NULL when there is none) and its results in stored
+ * order, all owned (free *status; lk_result_rows_free).
+ */
+int lk_store_latest_results(struct lk_ctx *ctx, struct lk_store *s,
+			    int64_t variant_id, LK_GIVE char **status,
+			    LK_GIVE struct lk_result_row **rows, size_t *n);
+/*
+ * Add rec after the results of variant_id's latest finished run,
+ * replacing its row of the same region and metric, in one transaction:
+ * a figure derived from the run's own after it was stored.
+ * LK_ENOTFOUND when the variant has no finished run.
+ */
+int lk_store_result_add(struct lk_ctx *ctx, struct lk_store *s,
+			int64_t variant_id, const struct lk_result_rec *rec);
+/*
+ * Record that variant_id's prediction under key is the stored
+ * prediction of block_hash under the same key times copies (block
+ * iterations per kernel call), replacing its link under key: an asm
+ * variant's body, predicted once per copy. The report reads it with the
+ * lifted rows, per kernel call, its params followed by " body".
+ */
+int lk_store_variant_prediction_put(struct lk_ctx *ctx, struct lk_store *s,
+				    int64_t variant_id,
+				    const struct lk_prediction_key *key,
+				    const char *block_hash, double copies);
 
 /* ---- The stage summary (src/store/stage.c): what happened to each
  * unit in a campaign stage (every lk_stage_fn below fills one). ---- */

@@ -139,6 +139,46 @@ int lk_cli_apply_methods(struct lk_ctx *ctx, struct lk_sweep *sw,
 void lk_cli_print_stage(const char *stage, const char *store_dir,
 			const struct lk_stage_summary *sum);
 
+/* ---- After an asm: sweep is measured (asm-post.c). ---- */
+
+struct lk_asm_plan;
+
+/* The key of the first (newest) llvm-mca's predictions, NULLs when none
+ * ran. */
+struct lk_cli_asm_mca {
+	char *tool, *version, *params;
+	size_t ntools;          /* llvm-mca versions that predicted */
+};
+
+/*
+ * For the units of plan, after lk_run_sweep measured them into campaign
+ * of s: with asm.difference, the result row cycles/copy = (cycles of
+ * region kernel-2u - cycles of region kernel) / unroll, source
+ * "n/2n:<theirs>", added to the variant's latest run (and to its report
+ * in sum, when sum is given and shows that run); a warning on ctx's log
+ * for a kernel the decoded-op cache cannot hold; with predict, every
+ * installed llvm-mca's prediction of one copy of each body (-mcpu the
+ * host's unless the sweep's predict: says), stored under the tool's key
+ * and linked to the variant times its unroll (what the report compares
+ * with the measured cycles per call); *mca gets the newest tool's key
+ * (release it). A body llvm-mca rejects is its stored status; < 0 only
+ * when the store or a tool cannot run at all.
+ */
+int lk_cli_asm_post(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
+		    const struct lk_sweep *sw, const struct lk_asm_plan *plan,
+		    struct lk_run_summary *sum, int predict,
+		    struct lk_cli_asm_mca *mca);
+void lk_cli_asm_mca_release(struct lk_cli_asm_mca *m);
+/*
+ * The campaign's asm stage (after measure): lk_cli_asm_post over the
+ * asm: section's variants, one item per variant. A sweep without one
+ * has nothing to do (0, the line says so).
+ */
+int lk_cli_asm_stage(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
+		     const struct lk_sweep *cfg,
+		     const struct lk_stage_opts *opts,
+		     struct lk_stage_summary *sum);
+
 /* Set by the dispatcher from -v before the command runs. */
 extern int lk_cli_verbose;
 

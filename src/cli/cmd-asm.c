@@ -3,7 +3,8 @@
  * (doc/loopkit-asm.md). The templates become an asm: section of a sweep
  * with one variant per chain count; gen writes each variant's C file and
  * records it in the campaign 'asm', the runner builds and measures it,
- * and its cycles per body copy are read back beside llvm-mca's.
+ * asm-post.c adds the n/2n row and every llvm-mca's prediction of the
+ * body, and the figures are read back from the store and printed.
  */
 #include <limits.h>
 #include <math.h>
@@ -24,8 +25,10 @@ static const char usage[] =
 	"the body is every template once per chain. Each chain count is a\n"
 	"variant of the campaign 'asm', built and measured by the runner;\n"
 	"prints cycles per body copy (tsc-calibrated where there is no PMU)\n"
-	"and instructions per cycle (static count / cycles), each with its\n"
-	"source, and llvm-mca's cycles per copy when it is installed. The\n"
+	"and instructions per cycle (the kernel's declared instructions over\n"
+	"its cycles), each with its source, the n/2n difference per copy\n"
+	"with --difference, and llvm-mca's cycles per copy (every installed\n"
+	"llvm-mca's is stored for 'loopkit report'). The\n"
 	"template's destination must be {r} and {r} must be read (as a source,\n"
 	"or by a two-operand or FMA form): 'add $1, {r}', 'vfmadd231pd\n"
 	"%ymm11, %ymm10, %ymm{r}'. {r} after xmm/ymm/zmm is a number.";
@@ -34,7 +37,7 @@ struct asm_args {
 	const char *chains, *regs, *syntax, *dir, *cflags;
 	struct lk_strv methods;
 	long unroll;
-	int json, quiet, no_mca;
+	int json, quiet, no_mca, difference;
 };
 
 /* "A..B", "A,B,C" or "A" into a->chains. */
@@ -112,6 +115,7 @@ static int make_section(struct lk_ctx *ctx, const struct asm_args *a,
 	c->unroll = a->unroll;
 	c->memory = 4096;
 	c->intel = !strcmp(a->syntax, "intel");
+	c->difference = a->difference;
 	if (parse_chains(a->chains, c))
 		return lk_cli_usage_error("asm", "--chains: '%s' is not A..B, "
 					  "A,B,... or A within 1..32",
@@ -134,64 +138,7 @@ static int make_section(struct lk_ctx *ctx, const struct asm_args *a,
 	return 0;
 }
 
-/* ---- llvm-mca beside the measurement. ---- */
-
-struct mca_result {
-	char *tool;      /* NULL: none installed */
-	double *cycles;  /* per copy, NAN where it failed */
-};
-
-static int run_mca(struct lk_ctx *ctx, const struct lk_asm_plan *plan,
-		   struct mca_result *m)
-{
-	struct lk_strv tools = LK_STRV_INIT, hashes = LK_STRV_INIT;
-	struct lk_predict_setup st = {.tools = &tools};
-	struct lk_predictor **p = NULL;
-	struct lk_pblock *blocks;
-	struct lk_pred *preds;
-	size_t np = 0, i;
-	int ret;
-
-	lk_strv_push(&tools, "llvm-mca");
-	ret = lk_predictors_make(ctx, &st, &p, &np);
-	lk_strv_release(&tools);
-	if (ret == LK_ENOTFOUND || ret == LK_EINPUT || (!ret && !np)) {
-		lk_ctx_clear(ctx);
-		lk_predictors_free(p, np);
-		return 0;
-	}
-	if (ret)
-		return ret;
-	blocks = lk_calloc(plan->n + 1, sizeof(*blocks));
-	preds = lk_calloc(plan->n + 1, sizeof(*preds));
-	for (i = 0; i < plan->n; i++) {
-		char h[LK_HASH_HEX];
-
-		lk_hash_buf(plan->units[i].copy, strlen(plan->units[i].copy),
-			    h);
-		lk_strv_push(&hashes, h);
-		blocks[i] = (struct lk_pblock){hashes.v[i],
-					       plan->units[i].copy, NULL,
-					       NULL, 0,
-					       (size_t)plan->units[i].insns, 0};
-	}
-	ret = p[0]->predict(ctx, p[0], blocks, plan->n, preds);
-	m->tool = lk_strdup(p[0]->name);
-	m->cycles = lk_calloc(plan->n + 1, sizeof(*m->cycles));
-	for (i = 0; i < plan->n; i++) {
-		m->cycles[i] = !ret && preds[i].status &&
-				       !strcmp(preds[i].status, "ok")
-				       ? preds[i].value : NAN;
-		lk_pred_release(&preds[i]);
-	}
-	free(preds);
-	free(blocks);
-	lk_strv_release(&hashes);
-	lk_predictors_free(p, np);
-	return ret;
-}
-
-/* ---- Printing. ---- */
+/* ---- Printing, from the store. ---- */
 
 static const struct lk_run_report *find_report(const struct lk_run_summary *s,
 					       int64_t variant)
@@ -207,83 +154,150 @@ static const struct lk_run_report *find_report(const struct lk_run_summary *s,
 struct row {
 	const struct lk_asm_unit *u;
 	long chains;
-	const char *status, *reason, *source;
-	double cpi, ipc, mca;     /* NAN when missing */
+	const char *status, *reason, *source, *ipc_source, *diff_source;
+	const char *flags;              /* the cycles figure's */
+	double cpi, ipc, diff, mca;     /* NAN when missing */
 };
+
+static void json_num(struct lk_buf *b, const char *key, double v)
+{
+	if (isfinite(v))
+		lk_buf_addf(b, ", \"%s\": %.6g", key, v);
+	else
+		lk_buf_addf(b, ", \"%s\": null", key);
+}
+
+static void json_str(struct lk_buf *b, const char *key, const char *v)
+{
+	lk_buf_addf(b, ", \"%s\": ", key);
+	if (v)
+		lk_buf_add_json_str(b, v);
+	else
+		lk_buf_adds(b, "null");
+}
 
 static void print_json_row(struct lk_buf *b, const struct row *r,
 			   const char *tool)
 {
-	lk_buf_addf(b, "{\"chains\": %ld, ", r->chains);
-	lk_buf_adds(b, isfinite(r->cpi) ? "" : "\"cycles_per_iteration\": "
-					      "null, \"instructions_per_cycle"
-					      "\": null, ");
-	if (isfinite(r->cpi))
-		lk_buf_addf(b, "\"cycles_per_iteration\": %.6g, "
-			    "\"instructions_per_cycle\": %.6g, ", r->cpi,
-			    r->ipc);
-	lk_buf_adds(b, "\"source\": ");
-	lk_buf_add_json_str(b, r->source);
+	lk_buf_addf(b, "{\"chains\": %ld", r->chains);
+	json_num(b, "cycles_per_iteration", r->cpi);
+	json_num(b, "instructions_per_cycle", r->ipc);
+	json_str(b, "source", r->source);
+	json_str(b, "flags", r->flags);
+	json_str(b, "instructions_per_cycle_source", r->ipc_source);
 	lk_buf_addf(b, ", \"instructions_source\": \"static\", "
-		    "\"instructions_per_iteration\": %ld, \"unroll\": %ld, "
-		    "\"status\": ", r->u->insns, r->u->unroll);
-	lk_buf_add_json_str(b, r->status);
-	lk_buf_adds(b, ", \"reason\": ");
-	lk_buf_add_json_str(b, r->reason);
-	lk_buf_adds(b, ", \"variant\": ");
-	lk_buf_add_json_str(b, r->u->label);
-	if (tool && isfinite(r->mca)) {
-		lk_buf_addf(b, ", \"mca_cycles_per_iteration\": %.6g, "
-			    "\"mca_instructions_per_cycle\": %.6g, "
-			    "\"mca_tool\": ", r->mca,
-			    (double)r->u->insns / r->mca);
-		lk_buf_add_json_str(b, tool);
-	} else {
-		lk_buf_adds(b, ", \"mca_cycles_per_iteration\": null, "
-			    "\"mca_instructions_per_cycle\": null, "
-			    "\"mca_tool\": ");
-		if (tool)
-			lk_buf_add_json_str(b, tool);
-		else
-			lk_buf_adds(b, "null");
-	}
+		    "\"instructions_per_iteration\": %ld, \"unroll\": %ld",
+		    r->u->insns, r->u->unroll);
+	json_num(b, "difference_cycles_per_iteration", r->diff);
+	json_str(b, "difference_source", r->diff_source);
+	json_str(b, "status", r->status);
+	json_str(b, "reason", r->reason);
+	json_str(b, "variant", r->u->label);
+	json_num(b, "mca_cycles_per_iteration", r->mca);
+	json_num(b, "mca_instructions_per_cycle",
+		 (double)r->u->insns / r->mca);
+	json_str(b, "mca_tool", tool);
 	lk_buf_adds(b, "}");
 }
 
-static void print_text_row(const struct row *r, const char *tool, int first)
+static void print_text_row(const struct row *r, const char *tool, int diff,
+			   int first)
 {
 	if (first)
-		printf("%-6s %12s %8s  %-16s %s\n", "chains", "cycles/iter",
-		       "IPC", "source", tool ? "llvm-mca cycles/iter" : "");
+		printf("%-6s %12s %8s  %-16s%s %s\n", "chains", "cycles/iter",
+		       "IPC", "source", diff ? "   n/2n cycles/iter" : "",
+		       tool ? "llvm-mca cycles/iter" : "");
 	if (!isfinite(r->cpi)) {
 		printf("%-6ld %s: %s\n", r->chains, r->status, r->reason);
 		return;
 	}
 	printf("%-6ld %12.4f %8.4f  %-16s", r->chains, r->cpi, r->ipc,
 	       r->source);
+	if (diff && isfinite(r->diff))
+		printf(" %19.4f", r->diff);
+	else if (diff)
+		printf(" %19s", "-");
 	if (tool && isfinite(r->mca))
 		printf(" %.4f (%s)", r->mca, tool);
+	/* Worth a word: the cycles may not be the core's. */
+	if (strstr(r->flags, "unreliable") || strstr(r->flags, "unstable"))
+		printf("  [%s]", r->flags);
 	printf("\n");
+}
+
+/* A figure of the variant's latest run: its value, NAN when the run is
+ * not ok or unstable or has none; *source (may be NULL) gets its
+ * source, owned by f. */
+static int figure(struct lk_ctx *ctx, struct lk_store *s, int64_t variant,
+		  const char *metric, struct lk_run_figure *f, double *v)
+{
+	int ret = lk_store_run_figure(ctx, s, variant, metric, f);
+
+	*v = NAN;
+	if (!ret && f->has_value && f->status &&
+	    (!strcmp(f->status, "ok") || !strcmp(f->status, "unstable")))
+		*v = f->value;
+	return ret;
+}
+
+/* The newest llvm-mca's stored figure of the unit's body, NAN if none. */
+static double mca_figure(struct lk_ctx *ctx, struct lk_store *s,
+			 const struct lk_cli_asm_mca *m,
+			 const struct lk_asm_unit *u)
+{
+	struct lk_prediction_key key = {m->tool, m->version, m->params};
+	struct lk_prediction_row p = {0};
+	char h[LK_HASH_HEX];
+	double v = NAN;
+
+	if (!m->tool)
+		return NAN;
+	lk_hash_buf(u->copy, strlen(u->copy), h);
+	if (!lk_store_prediction_get(ctx, s, &key, h, &p) && p.has_value &&
+	    !strcmp(p.status, "ok"))
+		v = p.value;
+	lk_ctx_clear(ctx);
+	lk_prediction_row_release(&p);
+	return v;
+}
+
+struct figures {
+	struct lk_run_figure cyc, ipc, diff;
+};
+
+static void figures_release(struct figures *f)
+{
+	lk_run_figure_release(&f->cyc);
+	lk_run_figure_release(&f->ipc);
+	lk_run_figure_release(&f->diff);
 }
 
 static int fill_row(struct lk_ctx *ctx, struct lk_store *s,
 		    const struct lk_run_summary *sum,
-		    const struct lk_asm_unit *u, struct lk_run_figure *f,
+		    const struct lk_asm_unit *u, struct figures *f,
 		    struct row *r)
 {
 	const struct lk_run_report *rep = find_report(sum, u->variant_id);
-	int ret = lk_store_run_figure(ctx, s, u->variant_id, "cycles", f);
+	int ret = figure(ctx, s, u->variant_id, "cycles", &f->cyc, &r->cpi);
 
+	if (!ret)
+		ret = figure(ctx, s, u->variant_id, "instructions/cycle",
+			     &f->ipc, &r->ipc);
+	if (!ret)
+		ret = figure(ctx, s, u->variant_id, "cycles/copy", &f->diff,
+			     &r->diff);
 	r->u = u;
-	r->status = rep ? rep->status : f->status ? f->status : "not run";
+	r->status = rep ? rep->status : f->cyc.status ? f->cyc.status
+						       : "not run";
 	r->reason = rep ? rep->reason : "";
-	r->source = f->source ? f->source : "";
-	r->cpi = r->ipc = NAN;
-	if (!ret && f->has_value && f->status &&
-	    (!strcmp(f->status, "ok") || !strcmp(f->status, "unstable"))) {
-		r->cpi = f->value / (double)u->unroll;
-		r->ipc = (double)u->insns / r->cpi;
-	}
+	r->source = f->cyc.source ? f->cyc.source : "";
+	r->flags = f->cyc.flags ? f->cyc.flags : "";
+	r->ipc_source = f->ipc.has_value ? f->ipc.source : NULL;
+	r->diff_source = f->diff.has_value ? f->diff.source : NULL;
+	/* The runner's figure is per kernel call: unroll copies. */
+	r->cpi /= (double)u->unroll;
+	if (!isfinite(r->cpi))
+		r->ipc = NAN;
 	return ret;
 }
 
@@ -291,7 +305,7 @@ static int print_results(struct lk_ctx *ctx, struct lk_store *s,
 			 const struct asm_args *a, const struct lk_sweep *sw,
 			 const struct lk_asm_plan *plan,
 			 const struct lk_run_summary *sum,
-			 const struct mca_result *m, int *failed)
+			 const struct lk_cli_asm_mca *m, int *failed)
 {
 	struct lk_buf b = LK_BUF_INIT;
 	size_t i;
@@ -299,11 +313,11 @@ static int print_results(struct lk_ctx *ctx, struct lk_store *s,
 
 	lk_buf_adds(&b, "[");
 	for (i = 0; !ret && i < plan->n; i++) {
-		struct lk_run_figure f = {0};
+		struct figures f = {0};
 		struct row r;
 
 		ret = fill_row(ctx, s, sum, &plan->units[i], &f, &r);
-		r.mca = m->cycles ? m->cycles[i] : NAN;
+		r.mca = mca_figure(ctx, s, m, &plan->units[i]);
 		/* One version, compiler and flag set: chain order. */
 		r.chains = i < sw->asm_body.nchains ? sw->asm_body.chains[i] : 0;
 		*failed += !isfinite(r.cpi);
@@ -311,9 +325,9 @@ static int print_results(struct lk_ctx *ctx, struct lk_store *s,
 			lk_buf_adds(&b, i ? ",\n " : "");
 			print_json_row(&b, &r, m->tool);
 		} else if (!ret) {
-			print_text_row(&r, m->tool, !i);
+			print_text_row(&r, m->tool, a->difference, !i);
 		}
-		lk_run_figure_release(&f);
+		figures_release(&f);
 	}
 	lk_buf_adds(&b, "]\n");
 	if (!ret && a->json)
@@ -327,7 +341,7 @@ static int measure(struct lk_ctx *ctx, const struct asm_args *a,
 {
 	struct lk_run_opts ro = {.jobs = 2, .quiet = a->quiet || a->json};
 	struct lk_run_summary sum = {0};
-	struct mca_result m = {0};
+	struct lk_cli_asm_mca m = {0};
 	struct lk_asm_plan plan = {0};
 	struct lk_store *s = NULL;
 	int64_t id;
@@ -339,12 +353,12 @@ static int measure(struct lk_ctx *ctx, const struct asm_args *a,
 		ret = lk_asm_campaign(ctx, s, id, sw, &plan);
 	if (!ret)
 		ret = lk_run_sweep(ctx, s, id, sw, &ro, &sum);
-	if (!ret && !a->no_mca)
-		ret = run_mca(ctx, &plan, &m);
+	if (!ret)
+		ret = lk_cli_asm_post(ctx, s, id, sw, &plan, &sum, !a->no_mca,
+				      &m);
 	if (!ret)
 		ret = print_results(ctx, s, a, sw, &plan, &sum, &m, failed);
-	free(m.tool);
-	free(m.cycles);
+	lk_cli_asm_mca_release(&m);
 	lk_asm_plan_release(&plan);
 	lk_run_summary_release(&sum);
 	lk_store_close(s);
@@ -354,7 +368,7 @@ static int measure(struct lk_ctx *ctx, const struct asm_args *a,
 int cmd_asm(int argc, char **argv)
 {
 	struct asm_args a = {"1", NULL, "att", LK_STORE_DEFAULT_DIR, NULL,
-			     LK_STRV_INIT, 100, 0, 0, 0};
+			     LK_STRV_INIT, 100, 0, 0, 0, 0};
 	const struct lk_opt opts[] = {
 		{0, "chains", LK_OPT_STRING, &a.chains, "A..B",
 		 "independent chains: a count, a range or a list (default 1)"},
@@ -367,6 +381,9 @@ int cmd_asm(int argc, char **argv)
 		{0, "cflags", LK_OPT_STRING, &a.cflags, "FLAGS",
 		 "compiler flags (default -O2; -mavx512f added for xmm16+ "
 		 "and k registers)"},
+		{0, "difference", LK_OPT_BOOL, &a.difference, NULL,
+		 "also 2 x unroll copies: cycles per copy by n/2n "
+		 "difference"},
 		{'m', "method", LK_OPT_LIST, &a.methods, "KEY=VALUE",
 		 "a measurement setting, as 'loopkit run --method'"},
 		{0, "no-mca", LK_OPT_BOOL, &a.no_mca, NULL,

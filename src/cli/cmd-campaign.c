@@ -1,7 +1,7 @@
 /*
  * loopkit campaign: every stage of a campaign, in order, from one YAML
- * file: gen, measure, blocks, count, predict, lift, filter, memprof,
- * mdl, report, analyze. Each
+ * file: gen, measure, asm, blocks, count, predict, lift, filter,
+ * memprof, mdl, report, analyze. Each
  * stage reads what it needs from the store and skips what is done, so a
  * campaign killed at any point resumes where it stopped when run again.
  * The command is a table of stages, each an lk_stage_fn of its module
@@ -26,8 +26,9 @@
 static const char usage[] =
 	"[options] -c CAMPAIGN.yaml\n\n"
 	"Run every stage of a campaign into its store: generate the variants\n"
-	"(when the file has a gen: section), build and measure them (min of\n"
-	"4 unless the file gives a method), split their kernels into basic\n"
+	"(when the file has a gen: or asm: section), build and measure them\n"
+	"(min of 4 unless the file gives a method), store the n/2n rows and\n"
+	"llvm-mca's predictions of asm: bodies, split their kernels into basic\n"
 	"blocks, count the blocks' executions, predict every block with every\n"
 	"analyzer, lift the predictions to the kernels, filter out the\n"
 	"kernels that are not L1-resident, profile the memprof: section's\n"
@@ -55,6 +56,9 @@ static const struct stage {
 } stages[] = {
 	{"gen", lk_gen_stage, "generate and verify the variants (gen:)"},
 	{"measure", lk_measure_stage, "build and measure every variant"},
+	/* Joins gen, measure and predict: in the CLI (asm-post.c). */
+	{"asm", lk_cli_asm_stage, "n/2n rows and llvm-mca's prediction of "
+				  "each asm body (asm:)"},
 	{"blocks", lk_blocks_stage, "basic blocks of every kernel"},
 	{"count", lk_count_stage, "exact block counts for one kernel call"},
 	/* With the mdl tool, which the CLI gives predict (predict-mdl.c). */

@@ -355,6 +355,8 @@ static int run(struct run_args *a, int argc, char **argv, int first)
 {
 	struct lk_run_opts ro = {0};
 	struct lk_run_summary sum = {0};
+	struct lk_asm_plan plan = {0};
+	struct lk_cli_asm_mca mca = {0};
 	struct lk_sweep *sw = NULL;
 	struct lk_store *s = NULL;
 	struct lk_ctx ctx;
@@ -366,12 +368,9 @@ static int run(struct run_args *a, int argc, char **argv, int first)
 	ret = load_sweep(&ctx, a, argc, argv, first, &sw);
 	if (!ret)
 		ret = lk_cli_campaign_create(&ctx, a->out_dir, sw, &s, &id);
-	if (!ret && sw->asm_body.given) {   /* its variants, then as gen's */
-		struct lk_asm_plan plan;
-
+	/* An asm: sweep's variants, then measured as gen's. */
+	if (!ret && sw->asm_body.given)
 		ret = lk_asm_campaign(&ctx, s, id, sw, &plan);
-		lk_asm_plan_release(&plan);
-	}
 	if (!ret) {
 		ro = (struct lk_run_opts){.jobs = (int)a->jobs,
 					  .quiet = a->quiet,
@@ -379,6 +378,11 @@ static int run(struct run_args *a, int argc, char **argv, int first)
 					  .verbose = lk_cli_verbose};
 		ret = lk_run_sweep(&ctx, s, id, sw, &ro, &sum);
 	}
+	/* Their n/2n rows and llvm-mca's prediction of each body. */
+	if (!ret && sw->asm_body.given)
+		ret = lk_cli_asm_post(&ctx, s, id, sw, &plan, &sum, 1, &mca);
+	lk_cli_asm_mca_release(&mca);
+	lk_asm_plan_release(&plan);
 	if (!ret)
 		print_summary(&sum, sw, a);
 	else

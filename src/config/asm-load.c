@@ -12,6 +12,7 @@
  *       fma: ["vxorpd %ymm11, %ymm11, %ymm11"]
  *     chains: 1..8               # instead: templates with {r}
  *     regs: [xmm0-xmm11]
+ *     difference: true           # also 2 x unroll: n/2n differencing
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,7 @@
 
 static const char *const asm_keys[] = {"syntax", "unroll", "memory",
 				       "select", "bodies", "init", "chains",
-				       "regs", NULL};
+				       "regs", "difference", NULL};
 static const char *const select_names[] = {"all", "prefix", "permutations",
 					   "subsets", NULL};
 
@@ -46,6 +47,18 @@ static int load_word(struct lk_loader *ld, const yaml_node_t *n,
 				    lk_buf_str(&hint));
 		lk_buf_release(&hint);
 	}
+	return ret;
+}
+
+static int load_flag(struct lk_loader *ld, const yaml_node_t *n,
+		     const char *what, int *out)
+{
+	const char *text;
+	int ret = lk_yaml_scalar(ld, n, what, &text);
+
+	if (!ret && lk_parse_bool(text, out))
+		ret = lk_yaml_error(ld, n, "%s: expected true or false, not "
+				    "'%s'", what, text);
 	return ret;
 }
 
@@ -223,6 +236,9 @@ static int load_scalars(struct lk_loader *ld, const yaml_node_t *n,
 		ret = load_word(ld, v, "asm.select", select_names, &word);
 		a->select = (enum lk_asm_select)word;
 	}
+	v = ret ? NULL : lk_yaml_get(ld, n, "difference");
+	if (v && !lk_yaml_is_null(v))
+		ret = load_flag(ld, v, "asm.difference", &a->difference);
 	return ret;
 }
 

@@ -117,8 +117,18 @@ int lk_load_memprof(struct lk_loader *ld, const yaml_node_t *n);
 void lk_memprof_cfg_release(struct lk_memprof_cfg *m);
 /* The 'mdl:' section (mdl.c). */
 int lk_load_mdl(struct lk_loader *ld, const yaml_node_t *n);
-/* The 'asm:' section (asm-load.c, asm.c). */
+/* The 'asm:' section (asm-load.c, asm.c, asm-regs.c). */
 int lk_load_asm(struct lk_loader *ld, const yaml_node_t *n);
+/* Is s one of sv's strings? */
+int lk_asm_strv_has(const struct lk_strv *sv, const char *s);
+/* The operands of one instruction into ops: the text after the mnemonic
+ * (lower case into mnemonic, at most msize - 1 characters), split at
+ * the commas outside parentheses and brackets. */
+void lk_asm_split_operands(const char *text, struct lk_strv *ops,
+			   char *mnemonic, size_t msize);
+/* The destination among ops (AT&T: the last; Intel: the first), NULL
+ * for none. */
+const char *lk_asm_dest_operand(const struct lk_strv *ops, int intel);
 /* The 'analyze:' section (analyze.c). */
 int lk_load_analyze(struct lk_loader *ld, const yaml_node_t *n);
 void lk_analyze_cfg_release(struct lk_analyze_cfg *a);

@@ -287,6 +287,11 @@ static int load_parts(struct lk_loader *ld, const yaml_node_t *root)
 		else if (n && part->required && lk_yaml_get(ld, root, "asm"))
 			ret = lk_yaml_error(ld, n, "sources: a sweep with an "
 					    "asm: section generates its own");
+		/* It stands in for sources: empty, there is nothing to
+		 * measure. */
+		else if (n && part->load == lk_load_asm && lk_yaml_is_null(n))
+			ret = lk_yaml_error(ld, n, "asm: empty section (give "
+					    "its bodies:)");
 		/* "defines:" with its entries commented out: the default. */
 		else if (n && (part->required || !lk_yaml_is_null(n)))
 			ret = part->load(ld, n);

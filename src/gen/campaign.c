@@ -405,7 +405,7 @@ static void unit_params(const struct lk_sweep *sw, const struct unit *u,
 
 static int record_variant(struct lk_ctx *ctx, struct job *job,
 			  int64_t campaign, const struct unit *u,
-			  const struct lk_variant *v)
+			  const struct lk_variant *v, int64_t *id)
 {
 	const char *src = job->sw->sources.v[u->source];
 	char *dir = lk_path_dirname(src);
@@ -416,7 +416,6 @@ static int record_variant(struct lk_ctx *ctx, struct job *job,
 	struct lk_variant_rec rec;
 	struct lk_hash h;
 	size_t n, i;
-	int64_t id;
 	int ret;
 
 	unit_params(job->sw, u, v, &params, &n, &owned);
@@ -434,7 +433,7 @@ static int record_variant(struct lk_ctx *ctx, struct job *job,
 	rec = (struct lk_variant_rec){hash, u->object, u->object_hash,
 				      v->compiler, v->flagset->name, cflags,
 				      params, n};
-	ret = lk_store_variant_put(ctx, job->store, campaign, &rec, &id);
+	ret = lk_store_variant_put(ctx, job->store, campaign, &rec, id);
 	free(params);
 	lk_strv_release(&owned);
 	free(cflags);
@@ -442,12 +441,16 @@ static int record_variant(struct lk_ctx *ctx, struct job *job,
 	return ret;
 }
 
+/* Every generated unit's variants, then those as the campaign's
+ * current ones: run -c measures the sweep as it is now, not every
+ * variant an earlier gen: section made. */
 static int record_all(struct lk_ctx *ctx, struct job *job, int64_t campaign,
 		      struct lk_gen_summary *sum)
 {
 	struct lk_variant *vs = NULL;
-	size_t nv = 0, i, j;
+	size_t nv = 0, i, j, nids = 0;
 	int ret = lk_sweep_expand(ctx, job->sw, &vs, &nv);
+	int64_t *ids = lk_calloc(job->n * nv + 1, sizeof(*ids));
 
 	for (i = 0; !ret && i < job->n; i++) {
 		struct unit *u = &job->units[i];
@@ -457,11 +460,17 @@ static int record_all(struct lk_ctx *ctx, struct job *job, int64_t campaign,
 		for (j = 0; !ret && j < nv; j++) {
 			if (strcmp(vs[j].source, job->sw->sources.v[u->source]))
 				continue;
-			ret = record_variant(ctx, job, campaign, u, &vs[j]);
+			ret = record_variant(ctx, job, campaign, u, &vs[j],
+					     &ids[nids]);
+			nids += !ret;
 			sum->units[i].variants += !ret;
 			sum->variants += !ret;
 		}
 	}
+	if (!ret)
+		ret = lk_store_variants_current(ctx, job->store, campaign, ids,
+						nids);
+	free(ids);
 	lk_variants_free(vs, nv);
 	return ret;
 }
@@ -660,6 +669,8 @@ int lk_gen_stage(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
 	int ret;
 
 	memset(sum, 0, sizeof(*sum));
+	if (cfg->asm_body.given)
+		return lk_asm_stage(ctx, s, campaign, cfg, sum);
 	if (!cfg->gen.present) {
 		sum->line = lk_strdup("nothing to do: the file has no gen: "
 				      "section, the sources are measured as "

@@ -1,8 +1,9 @@
 /*
- * The analysis stages' view of a campaign: each variant with the binary
- * its latest run was built into, else its latest build ('gen -c' builds
- * every variant: blocks, predict and the filter need no run). A variant
- * never built has no binary; the stages skip it and say so.
+ * The analysis stages' view of a campaign: each current variant (the
+ * sweep as gen or asm last expanded it) with the binary its latest run
+ * was built into, else its latest build ('gen -c' builds every variant:
+ * blocks, predict and the filter need no run). A variant never built has
+ * no binary; the stages skip it and say so.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,7 @@ static const char variants_sql[] =
 	"  WHERE variant_id = v.id ORDER BY finished DESC, id DESC LIMIT 1)"
 	" LEFT JOIN variant_builds vb ON vb.variant_id = v.id"
 	" LEFT JOIN builds b ON b.id = COALESCE(r.build_id, vb.build_id)"
-	" WHERE v.campaign_id = ?1 ORDER BY v.id";
+	" WHERE v.campaign_id = ?1 AND v.current ORDER BY v.id";
 
 static const char params_sql[] =
 	"SELECT name, value FROM variant_params WHERE variant_id = ?1"
@@ -137,4 +138,39 @@ void lk_variant_binaries_free(struct lk_variant_binary *rows, size_t n)
 		free(x->params);
 	}
 	free(rows);
+}
+
+int lk_store_variants_current(struct lk_ctx *ctx, struct lk_store *s,
+			      int64_t campaign, const int64_t *ids, size_t n)
+{
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	int ret = store_begin(ctx, s);
+
+	if (!ret)
+		ret = store_prepare(ctx, s, "UPDATE variants SET current = 0"
+				    " WHERE campaign_id = ?1", &st);
+	if (!ret && (sqlite3_bind_int64(st, 1, campaign) ||
+		     sqlite3_step(st) != SQLITE_DONE))
+		ret = store_fail(ctx, s, "cannot mark the variants of "
+				 "campaign %lld", (long long)campaign);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (!ret)
+		ret = store_prepare(ctx, s, "UPDATE variants SET current = 1"
+				    " WHERE id = ?1 AND campaign_id = ?2", &st);
+	for (i = 0; !ret && i < n; i++) {
+		sqlite3_reset(st);
+		if (sqlite3_bind_int64(st, 1, ids[i]) ||
+		    sqlite3_bind_int64(st, 2, campaign) ||
+		    sqlite3_step(st) != SQLITE_DONE)
+			ret = store_fail(ctx, s, "cannot mark variant %lld",
+					 (long long)ids[i]);
+	}
+	sqlite3_finalize(st);
+	if (!ret)
+		ret = store_commit(ctx, s);
+	if (ret)
+		store_rollback(s);
+	return ret;
 }

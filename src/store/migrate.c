@@ -354,6 +354,28 @@ static const char migration_9[] =
 	 * more (0 for the databases stored before it). */
 	"ALTER TABLE mdl_seeds ADD COLUMN f_far REAL NOT NULL DEFAULT 0;";
 
+/*
+ * The campaign's variants as its sweep now is: gen and asm mark them, and
+ * run -c and the analysis stages read only those (a variant the sweep
+ * dropped keeps its runs). A variant's prediction by a tool as one
+ * predicted block times its iterations per kernel call: an asm
+ * variant's body (src/cli/asm-post.c); the report reads it with the
+ * lifted rows.
+ */
+static const char migration_10[] =
+	"ALTER TABLE variants ADD COLUMN current INTEGER NOT NULL DEFAULT 1;"
+	"CREATE TABLE variant_predictions ("
+	" variant_id INTEGER NOT NULL REFERENCES variants(id)"
+	"  ON DELETE CASCADE,"
+	" tool TEXT NOT NULL,"
+	" tool_version TEXT NOT NULL,"
+	" params TEXT NOT NULL,"
+	" block_hash TEXT NOT NULL," /* its row in predictions */
+	" copies REAL NOT NULL,"     /* block iterations per kernel call */
+	" created REAL NOT NULL DEFAULT (" NOW "),"
+	" PRIMARY KEY (variant_id, tool, tool_version, params))"
+	" WITHOUT ROWID;";
+
 /* Append only. Entry i takes the schema from version i to i + 1. */
 static const char *const migrations[] = {
 	migration_1,
@@ -365,6 +387,7 @@ static const char *const migrations[] = {
 	migration_7,
 	migration_8,
 	migration_9,
+	migration_10,
 };
 
 int lk_store_latest_version(void)

@@ -1,6 +1,7 @@
 /*
- * Variants as people name them: by kernel and transformation chain, not
- * by the content-addressed file 'loopkit gen' wrote. Every stage's
+ * Variants as people name them: by kernel and transformation chain, or
+ * "asm" and the asm: axes, not by the content-addressed file 'loopkit
+ * gen' or an asm: sweep wrote. Every stage's
  * progress and summary, the report and the export name variants here.
  */
 #include <string.h>
@@ -51,6 +52,10 @@ const char *lk_variant_source_name(const char *source,
 
 	if (lk_variant_generated(params, nparams))
 		return lk_variant_param(params, nparams, "kernel");
+	/* An asm: variant (src/gen/asm.c): its body is in its parameters. */
+	if (lk_variant_param(params, nparams, "asm.insns") &&
+	    lk_variant_param(params, nparams, "asm.unroll"))
+		return "asm";
 	slash = strrchr(source, '/');
 	return slash ? slash + 1 : source;
 }

@@ -231,12 +231,24 @@ static void variants_free(struct lk_variant_measure *rows, size_t n)
 	free(rows);
 }
 
+/* The lifted rows, and the variant predictions made of one block (an
+ * asm variant's body times its copies per call: migration 10), as
+ * rows of their own analyzer, per kernel call. */
 static const char lifted_sql[] =
 	"SELECT l.variant_id, l.tool, l.tool_version, l.params, l.status,"
 	" l.value, l.unit, l.reason"
 	" FROM lifted l JOIN variants v ON v.id = l.variant_id"
 	" WHERE v.campaign_id = ?1"
-	" ORDER BY l.tool, l.tool_version, l.params, l.variant_id";
+	" UNION ALL"
+	" SELECT b.variant_id, b.tool, b.tool_version,"
+	" b.params || ' body', p.status,"
+	" p.value * b.copies, REPLACE(p.unit, '/iter', '/call'), p.reason"
+	" FROM variant_predictions b JOIN variants v ON v.id = b.variant_id"
+	" JOIN predictions p ON p.block_hash = b.block_hash"
+	"  AND p.tool = b.tool AND p.tool_version = b.tool_version"
+	"  AND p.params = b.params"
+	" WHERE v.campaign_id = ?1"
+	" ORDER BY 2, 3, 4, 1";
 
 static int read_lifted(struct lk_ctx *ctx, struct lk_store *s,
 		       int64_t campaign, struct lk_report_lifted **rows,

@@ -43,6 +43,7 @@ check "every block has its code" test "$(q "$new" "select count(*) from
 # none of what later migrations add (each adds its undo here).
 cp -r "$new" "$old"
 q "$old" "alter table bb_blocks drop column code;
+	drop table variant_predictions; alter table variants drop column current;
 	drop table mdl_evals;
 	drop table mdl_seed_perf; drop table mdl_seeds; drop table mdl_dbs;
 	pragma user_version = 6"

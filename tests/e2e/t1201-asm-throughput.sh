@@ -1,27 +1,51 @@
 # loopkit asm --chains 1..10 of FMAs: IPC rises with the chains (never
-# falling by more than 3 %) and saturates (10 chains within 5 % of 8);
-# on a Zen 3/4 the figures are min(N/4, 2) within 5 % for 256 bits and,
-# with AVX-512, min(N/4, 1) on Zen 4 for 512 bits. Each chain count is a
+# falling by more than 3 %) and saturates (10 chains within 5 % of 8).
+# The expected figures follow the micro-architecture 'loopkit env'
+# names: on Zen 3 and Zen 4, two 256-bit FMA pipes of latency 4 give
+# min(N/4, 2) within 5 % (AnandTech's Zen 3 deep dive, 2020-11: "a
+# single FMA takes 4 cycles with a throughput of 2/clock"; Zen 4 as
+# measured in doc/loopkit-asm.md); 512-bit FMAs, on Zen 4 only (Zen 3
+# has no AVX-512), run at half rate: min(N/4, 1). Each chain count is a
 # variant of the campaign 'asm' with asm.chains as its parameter.
+#
+# Between the latency-bound and the pipe-bound regimes (5 to 7 chains)
+# this Zen 3 has two stable states from one process to the next: 7
+# chains run at 1.74 or at 1.61 IPC, with either FMA form, at unroll
+# 40, 100 or 400 (8 chains always 1.99; doc/loopkit-asm.md). There the
+# tolerance is 10 %.
+#
+# On a shared host a series can draw a bad spell: a co-tenant on the
+# core's other hyperthread takes FP pipes (that only lowers IPC), or the
+# clock moves under the reference chain (the runner flags the figure
+# calibration-unreliable). So a series is measured up to four times and
+# passes when one series holds every property with no figure flagged: a
+# harness that is wrong is wrong every time.
 . tests/e2e/lib.sh
 command -v python3 >/dev/null || skip "python3 not installed"
-grep -qw fma /proc/cpuinfo || skip "this CPU has no FMA"
-arch=$("$LOOPKIT" env 2>/dev/null | awk '$1 == "cpu.microarch" {
-	$1 = ""; sub(/^ /, ""); print }')
+env_key() { "$LOOPKIT" env 2>/dev/null | awk -v k="$1" '$1 == k {
+	$1 = ""; sub(/^ /, ""); print }'; }
+isa=" $(env_key cpu.isa) "
+arch=$(env_key cpu.microarch)
+case $isa in *" fma "*) ;; *) skip "this CPU has no FMA (cpu.isa:$isa)" ;; esac
 cd "$TMPD"
-M="-m repetitions=5 -m processes=1 --unroll 40 -q"
-series() { # WIDTH-PREFIX PEAK-ON-ZEN
-	"$LOOPKIT" asm $M --json --chains 1..10 --regs xmm0-xmm9 \
-		"vfmadd213pd %${1}mm11, %${1}mm10, %${1}mm{r}" >"$1.json" ||
-		fail "$1: exited $?"
-	python3 - "$1.json" "$2" <<'PY' || fail "$1: see above"
+M="-m repetitions=10 -m processes=3 -m reducer=p10 --unroll 40 -q"
+series() { # WIDTH-PREFIX PEAK (0: no expectation for this machine)
+	for attempt in 1 2 3 4; do
+		"$LOOPKIT" asm $M -o "$1.$attempt.d" --json --chains 1..10 \
+			--regs xmm0-xmm9 \
+			"vfmadd213pd %${1}mm11, %${1}mm10, %${1}mm{r}" \
+			>"$1.$attempt.json" || fail "$1: exited $?"
+		python3 - "$2" "$1.$attempt.json" <<'PY' && return 0
 import json, sys
-rows = json.load(open(sys.argv[1]))
-peak = float(sys.argv[2])
-ipc = [r["instructions_per_cycle"] for r in rows]
-print(sys.argv[1], ["%.3f" % x for x in ipc])
+peak, rows = float(sys.argv[1]), json.load(open(sys.argv[2]))
 assert [r["chains"] for r in rows] == list(range(1, 11)), rows
 assert all(r["instructions_per_iteration"] == r["chains"] for r in rows)
+assert all(r["instructions_per_cycle_source"] == "work/cycles:" + r["source"]
+           for r in rows), rows
+ipc = [r["instructions_per_cycle"] for r in rows]
+print(sys.argv[2], ["%.3f" % x for x in ipc])
+flagged = [r["chains"] for r in rows if "unreliable" in r["flags"]]
+assert not flagged, "calibration unreliable at N = %s" % flagged
 for a, b in zip(ipc, ipc[1:]):
     assert b >= a * 0.97, "IPC fell: %s" % ipc
 assert abs(ipc[9] / ipc[7] - 1) <= 0.05, "not saturated: %s" % ipc
@@ -29,12 +53,17 @@ assert ipc[7] >= 4 * ipc[0], "no rise: %s" % ipc
 if peak > 0:
     for n, x in enumerate(ipc, 1):
         want = min(n / 4, peak)
-        assert abs(x / want - 1) <= 0.05, "N=%d: %.3f, want %g" % (n, x, want)
+        tol = 0.10 if 4 < n < 4 * peak else 0.05
+        assert abs(x / want - 1) <= tol, "N=%d: %.3f, want %g" % (n, x, want)
 PY
+	done
+	fail "$1: see above (four series)"
 }
 case $arch in "Zen 3"|"Zen 4") series y 2 ;; *) series y 0 ;; esac
-if grep -qw avx512f /proc/cpuinfo; then
-	case $arch in "Zen 4") series z 1 ;; *) series z 0 ;; esac
-fi
-"$LOOPKIT" export --csv --campaign asm >all.csv || fail "export exited $?"
+case $isa in
+*" avx512f "*) case $arch in "Zen 4") series z 1 ;; *) series z 0 ;; esac ;;
+*) echo "note: the 512-bit series is skipped: no avx512f on this $arch" ;;
+esac
+"$LOOPKIT" export --csv --campaign asm -o y.1.d >all.csv ||
+	fail "export exited $?"
 grep -q 'asm.chains' all.csv || fail "no asm.chains parameter in the export"

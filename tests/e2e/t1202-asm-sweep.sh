@@ -1,6 +1,7 @@
 # An asm: sweep under 'loopkit run -c': every variant of the selection
 # built and measured (permutations of 3: 6 variants, asm.order as a
-# parameter usable by only:), a body the assembler rejects is a recorded
+# parameter usable by only:, instructions/cycle from the kernel's declared
+# work), a body the assembler rejects is a recorded
 # build failure naming the assembler's message while the sweep goes on,
 # a body of an ISA this CPU lacks a recorded SIGILL; %rsp is refused up
 # front with file:line (or the argument, from loopkit asm), exit 2,
@@ -46,6 +47,11 @@ for r in mix:
     assert r["params"]["asm.insns"] == "3" and r["params"]["asm.unroll"] == "10"
     cyc = [x for x in r["results"] if x["metric"] == "cycles"][0]
     assert cyc["value"] > 0, cyc
+    # The kernel declared its instructions: 3 x 10 a call.
+    (ipc,) = [x for x in r["results"] if x["metric"] == "instructions/cycle"]
+    assert ipc["source"] == "work/cycles:" + cyc["source"], ipc
+    assert abs(ipc["value"] * cyc["value"] - 30) < 1e-6, (ipc, cyc)
+    assert r["variant"].startswith("asm gcc default asm=mix "), r["variant"]
 (bad,) = by["rejected"]
 assert bad["status"] == "build-failed", bad
 assert "Error: number of operands mismatch" in bad["reason"], bad["reason"]

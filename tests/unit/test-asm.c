@@ -157,6 +157,31 @@ Test(asm, refusals_name_file_and_line)
 		     "asm");
 	expect_error("asm:\n  select: some\n  bodies:\n    a: [x]\n",
 		     "t.yaml:2:", "some");
+	/* An empty asm: is no empty sweep. */
+	expect_error("name: x\nasm:\n", "t.yaml:2:", "asm: empty");
+	expect_error("name: x\nasm: ~\n", "t.yaml:2:", "asm: empty");
+	expect_error("asm:\n  difference: maybe\n  bodies:\n    a: [x]\n",
+		     "t.yaml:2:", "asm.difference");
+}
+
+Test(asm, rotation_never_shares_a_named_register)
+{
+	struct lk_sweep *s;
+
+	/* xmm10 and xmm11 are the FMA's sources: {r} of chains 11, 12. */
+	expect_error("asm:\n  chains: 1..12\n  regs: [xmm0-xmm11]\n"
+		     "  bodies:\n    a: [\"vfmadd213pd %ymm11, %ymm10, "
+		     "%ymm{r}\"]\n", "t.yaml:5:", "xmm10 (in some width)");
+	/* Only the registers the chains use count. */
+	s = parse("asm:\n  chains: 1..10\n  regs: [xmm0-xmm11]\n"
+		  "  bodies:\n    a: [\"vfmadd213pd %ymm11, %ymm10, "
+		  "%ymm{r}\"]\n");
+	cr_expect_eq(s->asm_body.nchains, 10);
+	lk_sweep_free(s);
+	/* By default the named ones are skipped. */
+	cr_expect_eq(count("asm:\n  chains: 14\n  bodies:\n    a: "
+			   "[\"vfmadd213pd %ymm11, %ymm10, %ymm{r}\"]\n"),
+		     1);
 }
 
 Test(asm, registers_are_canonical)
@@ -211,6 +236,35 @@ Test(asm, generated_file_clobbers_what_the_body_names)
 	cr_expect(strstr(t, "andl $0, %%r9d"), "%s", t);
 	cr_expect(strstr(t, ": \"+r\"(r14)"), "%s", t);
 	cr_expect(!strstr(t, "\"r14\", "), "%s", t);
+	lk_buf_release(&c);
+	lk_sweep_free(s);
+}
+
+Test(asm, generated_file_declares_work_and_measures_2u)
+{
+	struct lk_sweep *s = parse("asm:\n  unroll: 25\n  difference: true\n"
+				   "  bodies:\n    a: [\"vpaddd %xmm1, %xmm1, "
+				   "%xmm1\", \"vaddpd %ymm2, %ymm2, %ymm2\"]\n");
+	struct lk_buf c = LK_BUF_INIT;
+	const char *t;
+	long insns = 0;
+
+	cr_assert_eq(s->asm_body.difference, 1);
+	cr_assert_eq(lk_asm_source(&ctx, &s->asm_body, &s->asm_body.versions[0],
+				   &s->asm_body.versions[0].body, "a", &c,
+				   &insns), 0, "%s", ctx.msg);
+	t = lk_buf_str(&c);
+	cr_expect_eq(insns, 2);
+	/* Each register zeroed in its domain: no bypass in the chain. */
+	cr_expect(strstr(t, "vpand %[lkz], %%xmm1, %%xmm1"), "%s", t);
+	cr_expect(strstr(t, "vandps %[lkz], %%xmm2, %%xmm2"), "%s", t);
+	cr_expect(strstr(t, ".rept 25\\n"), "%s", t);
+	cr_expect(strstr(t, ".rept 50\\n"), "%s", t);
+	cr_expect(strstr(t, "lk_work(\"instructions\", 50.0);\n"
+			    "\tLK_MEASURE(lk_asm_kernel(mem));"), "%s", t);
+	cr_expect(strstr(t, "lk_work(\"instructions\", 100.0);\n"
+			    "\tLK_MEASURE_NAMED(\"kernel-2u\", "
+			    "lk_asm_kernel_2u(mem));"), "%s", t);
 	lk_buf_release(&c);
 	lk_sweep_free(s);
 }

@@ -470,6 +470,8 @@ Test(binary_store, schema_6_blocks_have_no_code)
 	/* Schema 6: no code column, and none of what later migrations
 	 * add (each adds its undo here). */
 	raw_exec("ALTER TABLE bb_blocks DROP COLUMN code;"
+		 "DROP TABLE variant_predictions;"
+		 "ALTER TABLE variants DROP COLUMN current;"
 		 "DROP TABLE mdl_evals;"
 		 "DROP TABLE mdl_seed_perf; DROP TABLE mdl_seeds;"
 		 "DROP TABLE mdl_dbs;"

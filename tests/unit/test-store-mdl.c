@@ -153,15 +153,17 @@ Test(store_mdl, schema_7_store_migrates)
 	int64_t campaign;
 	long n;
 
-	cr_assert_eq(lk_store_schema_version(s), 9);
+	cr_assert_eq(lk_store_schema_version(s), 10);
 	cr_assert_eq(lk_store_campaign(&ctx, s, "old", NULL, NULL, &campaign),
 		     0);
 	lk_store_close(s);
-	/* What a schema-7 store is: everything but migrations 8 and 9. */
-	raw_exec("DROP TABLE mdl_evals; DROP TABLE mdl_seed_perf; DROP TABLE mdl_seeds;"
+	/* What a schema-7 store is: everything but migrations 8 to 10. */
+	raw_exec("DROP TABLE variant_predictions;"
+		 " ALTER TABLE variants DROP COLUMN current;"
+		 " DROP TABLE mdl_evals; DROP TABLE mdl_seed_perf; DROP TABLE mdl_seeds;"
 		 " DROP TABLE mdl_dbs; PRAGMA user_version = 7;");
 	s = open_store();
-	cr_assert_eq(lk_store_schema_version(s), 9);
+	cr_assert_eq(lk_store_schema_version(s), 10);
 	cr_assert_eq(lk_store_variant_count(&ctx, s, campaign, &n), 0);
 	cr_assert_eq(lk_store_mdl_db_put(&ctx, s, &a, NULL), 0, "%s",
 		     ctx.msg);
