@@ -250,11 +250,11 @@ static int op_cache_all(struct lk_ctx *ctx, struct lk_store *s,
 			;
 		if (k == n || !*v[k].binary)
 			continue;
-		check_op_cache(ctx, uarch, u, v[k].binary, "lk_asm_kernel",
+		check_op_cache(ctx, uarch, u, v[k].binary, "asm_kernel",
 			       u->unroll);
 		if (u->difference)
 			check_op_cache(ctx, uarch, u, v[k].binary,
-				       "lk_asm_kernel_2u", 2 * u->unroll);
+				       "asm_kernel_2u", 2 * u->unroll);
 	}
 	lk_variant_binaries_free(v, n);
 	free(uarch);

@@ -226,12 +226,12 @@ static void add_main(struct lk_buf *c, const struct lk_asm_cfg *a,
 		    "\tvoid *mem;\n\n\tlk_init(argc, argv);\n"
 		    "\tmem = lk_alloc(%ld);\n"
 		    "\tlk_work(\"instructions\", %ld.0);\n"
-		    "\tLK_MEASURE(lk_asm_kernel(mem));\n",
+		    "\tLK_MEASURE(asm_kernel(mem));\n",
 		    a->memory > 0 ? a->memory : 4096, insns * a->unroll);
 	if (a->difference)
 		lk_buf_addf(c, "\tlk_work(\"instructions\", %ld.0);\n"
 			    "\tLK_MEASURE_NAMED(\"%s\", "
-			    "lk_asm_kernel_2u(mem));\n",
+			    "asm_kernel_2u(mem));\n",
 			    2 * insns * a->unroll, LK_ASM_REGION_2U);
 	lk_buf_adds(c, "\tlk_free(mem);\n\treturn lk_finish();\n}\n");
 }
@@ -259,9 +259,9 @@ int lk_asm_source(struct lk_ctx *ctx, const struct lk_asm_cfg *a,
 		    "__attribute__((aligned(64)));\n\n", label, *insns,
 		    a->unroll, a->difference ? " (and twice that in region "
 		    LK_ASM_REGION_2U ")" : "");
-	add_kernel(c, a, ver, body, &regs, "lk_asm_kernel", a->unroll);
+	add_kernel(c, a, ver, body, &regs, "asm_kernel", a->unroll);
 	if (a->difference)
-		add_kernel(c, a, ver, body, &regs, "lk_asm_kernel_2u",
+		add_kernel(c, a, ver, body, &regs, "asm_kernel_2u",
 			   2 * a->unroll);
 	add_main(c, a, *insns);
 	lk_strv_release(&regs);

@@ -79,3 +79,14 @@ grep -q '^llvm-mca' srep/report.csv || fail "no analyzer in the report"
 	fail "campaign: $(cat camp.txt)"
 n=$(sqlite3 c.d/store.db "select count(*) from variant_predictions")
 [ "$n" -eq $((2 * tools)) ] || fail "campaign: $n links, want $((2 * tools))"
+# The kernel-path stages find the generated kernel (asm_kernel, not
+# main: a function named lk_* is the runtime's and was skipped) and
+# lift every analyzer's prediction of it.
+"$LOOPKIT" campaign -q -c sweep.yaml -o c.d --from blocks --to lift \
+	>lift.txt 2>&1 || fail "campaign to lift: $(cat lift.txt)"
+fns=$(sqlite3 c.d/store.db "select group_concat(distinct function)
+	from bb_functions")
+[ "$fns" = asm_kernel ] || fail "blocks of $fns, want asm_kernel"
+[ "$(sqlite3 c.d/store.db "select count(*) from lifted where status != 'ok'
+	and tool like 'llvm-mca%'")" -eq 0 ] ||
+	fail "lift excluded an asm variant: $(cat lift.txt)"

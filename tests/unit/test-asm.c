@@ -261,10 +261,10 @@ Test(asm, generated_file_declares_work_and_measures_2u)
 	cr_expect(strstr(t, ".rept 25\\n"), "%s", t);
 	cr_expect(strstr(t, ".rept 50\\n"), "%s", t);
 	cr_expect(strstr(t, "lk_work(\"instructions\", 50.0);\n"
-			    "\tLK_MEASURE(lk_asm_kernel(mem));"), "%s", t);
+			    "\tLK_MEASURE(asm_kernel(mem));"), "%s", t);
 	cr_expect(strstr(t, "lk_work(\"instructions\", 100.0);\n"
 			    "\tLK_MEASURE_NAMED(\"kernel-2u\", "
-			    "lk_asm_kernel_2u(mem));"), "%s", t);
+			    "asm_kernel_2u(mem));"), "%s", t);
 	lk_buf_release(&c);
 	lk_sweep_free(s);
 }
