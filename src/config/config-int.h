@@ -119,6 +119,8 @@ void lk_memprof_cfg_release(struct lk_memprof_cfg *m);
 int lk_load_mdl(struct lk_loader *ld, const yaml_node_t *n);
 /* The 'asm:' section (asm-load.c, asm.c). */
 int lk_load_asm(struct lk_loader *ld, const yaml_node_t *n);
+/* The 'threads:' key (threads.c): the implicit axis threads. */
+int lk_load_threads(struct lk_loader *ld, const yaml_node_t *n);
 /* The 'analyze:' section (analyze.c). */
 int lk_load_analyze(struct lk_loader *ld, const yaml_node_t *n);
 void lk_analyze_cfg_release(struct lk_analyze_cfg *a);
