@@ -14,7 +14,7 @@
  * too), up to the most CPUs loopkit can pin. */
 #define THREADS_MAX LK_CPUS_MAX
 
-static const char *const range_keys[] = {"from", "to", "step", NULL};
+static const char *const range_keys[] = {"from", "to", "step", "times", NULL};
 
 /* The CPUs the machine has online: what 'nproc' stands for. */
 static long nproc(void)
@@ -91,33 +91,43 @@ static int load_list(struct lk_loader *ld, const yaml_node_t *n,
 	return ret;
 }
 
+/* from, from + step, ... or from, from x times, ... up to to. */
 static int load_range(struct lk_loader *ld, const yaml_node_t *n,
 		      struct lk_axis *ax)
 {
-	yaml_node_t *from_n, *to_n, *step_n;
-	long from = 1, to = 1, step = 1, c;
-	int ret = lk_yaml_check_map(ld, n, range_keys, "threads"), nproc_;
+	yaml_node_t *from_n, *to_n, *step_n, *times_n;
+	long from = 1, to = 1, step = 1, times = 1, c;
+	int ret = lk_yaml_check_map(ld, n, range_keys, "threads"), is_nproc;
 
 	from_n = ret ? NULL : lk_yaml_get(ld, n, "from");
 	to_n = ret ? NULL : lk_yaml_get(ld, n, "to");
 	step_n = ret ? NULL : lk_yaml_get(ld, n, "step");
+	times_n = ret ? NULL : lk_yaml_get(ld, n, "times");
 	if (!ret && (!from_n || !to_n))
 		return lk_yaml_error(ld, n,
 				     "threads: a range needs 'from' "
 				     "and 'to'");
+	if (!ret && step_n && times_n)
+		return lk_yaml_error(ld, times_n,
+				     "threads: a range has "
+				     "'step' or 'times', not "
+				     "both");
 	if (!ret)
-		ret = count_of(ld, from_n, "threads.from", &from, &nproc_);
+		ret = count_of(ld, from_n, "threads.from", &from, &is_nproc);
 	if (!ret)
-		ret = count_of(ld, to_n, "threads.to", &to, &nproc_);
+		ret = count_of(ld, to_n, "threads.to", &to, &is_nproc);
 	if (!ret && step_n)
 		ret = lk_yaml_long(ld, step_n, "threads.step", 1, THREADS_MAX,
 				   &step);
+	if (!ret && times_n)
+		ret = lk_yaml_long(ld, times_n, "threads.times", 2, THREADS_MAX,
+				   &times);
 	if (!ret && to < from)
 		return lk_yaml_error(ld, n,
 				     "threads: from %ld to %ld gives no "
 				     "values (nproc is %ld here)",
 				     from, to, nproc());
-	for (c = from; !ret && c <= to; c += step)
+	for (c = from; !ret && c <= to; c = times > 1 ? c * times : c + step)
 		lk_strv_pushf(&ax->values, "%ld", c);
 	return ret;
 }

@@ -224,6 +224,8 @@ Test(cpus, threads_forms)
 	expect_threads("2", "2");
 	expect_threads("[1, 2, 8]", "1 2 8");
 	expect_threads("{from: 2, to: 8, step: 3}", "2 5 8");
+	expect_threads("{from: 1, to: 20, times: 2}", "1 2 4 8 16");
+	expect_threads("{from: 3, to: 27, times: 3}", "3 9 27");
 	expect_threads("nproc", n);
 	expect_threads("{from: 1, to: nproc}", up_to_n);
 	/* nproc repeating a count written beside it is dropped, so a file
@@ -272,6 +274,11 @@ Test(cpus, threads_refused)
 		{"threads: {from: 1000, to: nproc}\n", "gives no values (nproc "
 						       "is"},
 		{"threads: [[1]]\n", "t.yaml:2: threads: expected a single"},
+		{"threads: {from: 1, to: 8, step: 1, times: 2}\n",
+		 "'step' or 'times', not both"},
+		{"threads: {from: 1, to: 8, times: 1}\n", "threads.times: "
+							  "expected a whole "
+							  "number between 2"},
 		{"defines: {threads: [1]}\nthreads: 1\n", "already defined "
 							  "(line 2)"},
 	};
