@@ -76,25 +76,20 @@ static void event_list(const struct lk_sweep *sw, struct lk_buf *b)
 	}
 }
 
-/* OMP_* variables the runner sets: the inherited ones give way. */
-static const char *const omp_keys[] = {"OMP_NUM_THREADS", "OMP_PLACES",
-				       "OMP_PROC_BIND", NULL};
-
+/* Does the runner set this variable for the launch? Then the inherited
+ * value gives way: LK_* always, OMP_NUM_THREADS with a thread count or a
+ * pinned set, OMP_PLACES and OMP_PROC_BIND with a pinned set. */
 static int runner_sets(const char *entry, long threads,
 		       const struct lk_cpuset *cpus)
 {
-	size_t i, n;
+	int pinned = lk_cpuset_count(cpus) > 0;
 
 	if (!strncmp(entry, "LK_", 3))
 		return 1;
-	if (!threads && !lk_cpuset_count(cpus))
-		return 0;
-	for (i = 0; omp_keys[i]; i++) {
-		n = strlen(omp_keys[i]);
-		if (!strncmp(entry, omp_keys[i], n) && entry[n] == '=')
-			return 1;
-	}
-	return 0;
+	if (!strncmp(entry, "OMP_NUM_THREADS=", 16))
+		return threads > 0 || pinned;
+	return pinned && (!strncmp(entry, "OMP_PLACES=", 11) ||
+			  !strncmp(entry, "OMP_PROC_BIND=", 14));
 }
 
 /*
