@@ -87,7 +87,7 @@ static size_t sysfs_llc_size(void)
 	return 0;
 }
 
-static size_t llc_size(void)
+size_t lk_llc_bytes(void)
 {
 	size_t size = sysfs_llc_size();
 	long sc;
@@ -95,7 +95,14 @@ static size_t llc_size(void)
 	if (size)
 		return size;
 	sc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-	return sc > 0 ? (size_t)sc : DEFAULT_LLC;
+	return sc > 0 ? (size_t)sc : 0;
+}
+
+static size_t llc_size(void)
+{
+	size_t size = lk_llc_bytes();
+
+	return size ? size : DEFAULT_LLC;
 }
 
 static void cache_setup(void)

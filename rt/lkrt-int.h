@@ -5,6 +5,7 @@
 #ifndef LKRT_INT_H
 #define LKRT_INT_H
 
+#include <sched.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -15,6 +16,7 @@
 #define LK__MAX_STEPS ((uint64_t)1 << 24)
 #define LK__MAX_WORK 8
 #define LK__WORK_UNIT_MAX 32
+#define LK__CPULIST_MAX 400 /* a cpulist on an info line */
 
 /* One lk_work() declaration: per_call units of work per kernel call. */
 struct lk__work {
@@ -68,6 +70,7 @@ struct lk__region {
 	void *roi_addr;
 	uint64_t nsamples;
 	struct lk__sample *samples;
+	int threads; /* the process's threads when the last sample ended */
 	struct lk__work work[LK__MAX_WORK];
 	int nwork;
 
@@ -89,7 +92,10 @@ struct lk__rt {
 	uint64_t min_sample_ticks;
 	uint64_t repetitions;
 	int cold;
-	int cpu;
+	int pinned;         /* LK_CPU was given */
+	cpu_set_t cpus;     /* its set */
+	char cpu_list[LK__CPULIST_MAX]; /* its canonical text, "-1" if none */
+	int threads;        /* LK_THREADS, 0 if unset */
 	int calibrate;
 	char fifo[48];
 
@@ -130,6 +136,13 @@ void lk__events_parse(const char *list);
 void lk__events_open(void);
 void lk__events_read(struct lk__group_read *g);
 void lk__events_header(void);
+
+/* cpus.c */
+void lk__cpus_parse(const char *text, cpu_set_t *set);
+void lk__cpus_format(const cpu_set_t *set, char *buf, size_t size);
+void lk__pin(void);
+void lk__threads_read(void);
+int lk__threads_now(void);
 
 /* cache.c */
 void lk__cache_flush(void);

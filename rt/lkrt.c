@@ -17,7 +17,7 @@
 struct lk__rt lk__rt = {
 	.result_fd = -1,
 	.group_fd = -1,
-	.cpu = -1,
+	.cpu_list = "-1",
 };
 
 static pid_t init_pid;
@@ -104,26 +104,24 @@ static void read_env(void)
 	lk__rt.cold = cache && !strcmp(cache, "cold");
 	lk__rt.calibrate = env_bool("LK_CALIBRATE", 1);
 	if (env("LK_CPU")) {
-		uint64_t cpu = env_u64("LK_CPU", 0, 0);
-
-		if (cpu >= CPU_SETSIZE)
-			lk__fatal("cannot pin to cpu %s: EINVAL", env("LK_CPU"));
-		lk__rt.cpu = (int)cpu;
+		lk__cpus_parse(env("LK_CPU"), &lk__rt.cpus);
+		lk__cpus_format(&lk__rt.cpus, lk__rt.cpu_list,
+				sizeof(lk__rt.cpu_list));
+		lk__rt.pinned = 1;
 	}
+	lk__threads_read();
 	lk__events_parse(env("LK_EVENTS"));
 }
 
-static void pin(void)
+/* What the kernel may use: the CPUs after pinning, the threads asked. */
+static void cpus_info(void)
 {
+	char allowed[LK__CPULIST_MAX] = "unknown";
 	cpu_set_t set;
 
-	if (lk__rt.cpu < 0)
-		return;
-	CPU_ZERO(&set);
-	CPU_SET(lk__rt.cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		lk__fatal("cannot pin to cpu %d: %s", lk__rt.cpu,
-			  lk__errname(errno));
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		lk__cpus_format(&set, allowed, sizeof(allowed));
+	lk__out("info cpus_allowed=%s threads=%d\n", allowed, lk_threads());
 }
 
 /* The lowest real-time priority: enough to beat normal tasks, no more. */
@@ -158,7 +156,7 @@ void lk_init(int argc, char **argv)
 	init_pid = getpid();
 	open_result_fd();
 	read_env();
-	pin();
+	lk__pin();
 	try_fifo();
 	lk__events_open();
 	lk_tsc_hz();
@@ -166,12 +164,13 @@ void lk_init(int argc, char **argv)
 	if (lk__rt.cold)
 		lk__cache_flush(); /* allocates the sweep buffer now */
 	lk__out("info tsc_hz=%llu warmup=%llu repetitions=%llu cache=%s "
-		"cpu=%d fifo=%s calibrate=%d pid=%d\n",
+		"cpu=%s fifo=%s calibrate=%d pid=%d\n",
 		(unsigned long long)lk__rt.tsc_hz,
 		(unsigned long long)lk__rt.warmup,
 		(unsigned long long)lk__rt.repetitions,
-		lk__rt.cold ? "cold" : "hot", lk__rt.cpu, lk__rt.fifo,
+		lk__rt.cold ? "cold" : "hot", lk__rt.cpu_list, lk__rt.fifo,
 		lk__rt.calibrate, (int)init_pid);
+	cpus_info();
 	lk__events_header();
 	lk__out_flush();
 	atexit(at_exit);

@@ -105,7 +105,8 @@ void lk_roi_begin(void);
 void lk_roi_end(void);
 
 /*
- * Read the LK_* environment (doc/rt-protocol.md), pin to LK_CPU, try
+ * Read the LK_* environment (doc/rt-protocol.md), pin to the CPUs of
+ * LK_CPU (a list: 3, 0-3, 0-3,6; threads started later inherit it), try
  * SCHED_FIFO if LK_FIFO=1, open LK_EVENTS, measure the TSC frequency and
  * the empty-region overhead, and write the protocol header. Registers an
  * atexit handler that calls lk_finish(). Calling it again does nothing;
@@ -144,6 +145,14 @@ void lk_free(void *p);
 void lk_flush_register(const void *p, size_t bytes);
 
 /*
+ * The size in bytes of one instance of the last-level cache (the L3 of
+ * CPU 0's core complex or die, as sysfs lists it; else
+ * sysconf(_SC_LEVEL3_CACHE_SIZE)), or 0 when neither says. For sizing
+ * working sets from the machine ("arrays of 4 x the LLC").
+ */
+size_t lk_llc_bytes(void);
+
+/*
  * The TSC frequency in Hz, measured once against CLOCK_MONOTONIC_RAW over
  * ~25 ms (at lk_init, or at the first call) and cached.
  */
@@ -162,6 +171,15 @@ uint64_t lk_ref_chain_tsc(uint64_t iters);
  * running at 3.0 GHz against a 2.5 GHz TSC). runs < 1 counts as 1.
  */
 double lk_core_tsc_ratio(int runs);
+
+/*
+ * How many threads the kernel should run: LK_THREADS (the runner sets it
+ * from the sweep's threads: axis, beside OMP_NUM_THREADS), else the first
+ * number of OMP_NUM_THREADS, else the CPUs this process may run on (after
+ * lk_init pinned it). At least 1. For kernels that start their own
+ * threads; OpenMP reads OMP_NUM_THREADS itself.
+ */
+int lk_threads(void);
 
 /*
  * Declare the work one evaluation of the kernel expression does, for the
@@ -198,6 +216,10 @@ void lk_work(const char *unit, double per_call);
  * process is reported as name.2, name.3... Names are sanitised to
  * [A-Za-z0-9_.:-]. expr must not jump out of the macro (break, return,
  * goto); the runtime is single-threaded: measure from one thread at a time.
+ * expr may run threads (an OpenMP loop): the samples are wall time on the
+ * measuring thread, the reference chain times that thread's CPU only, and
+ * the runner flags the region's cycles and events multi-threaded when
+ * the process has more than one thread after its last sample.
  */
 #define LK_MEASURE(...) LK_MEASURE_NAMED("kernel", __VA_ARGS__)
 

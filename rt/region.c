@@ -233,6 +233,19 @@ static void record_sample(struct lk__region *r)
 	lk__rt.total_samples++;
 }
 
+/*
+ * After the last sample: how many threads the process has. An OpenMP
+ * team's threads outlive the parallel region (they wait in the pool),
+ * so more than one says the kernel ran threads beside the measuring
+ * one, whose CPU alone the reference chain times.
+ */
+static void region_threads(struct lk__region *r)
+{
+	r->threads = lk__threads_now();
+	if (r->threads > 0)
+		lk__out("info region=%s threads=%d\n", r->name, r->threads);
+}
+
 /* What to run next, given the round that just ended. */
 static enum lk__phase advance(struct lk__region *r)
 {
@@ -249,7 +262,10 @@ static enum lk__phase advance(struct lk__region *r)
 		return probe_done(r) ? LK__SAMPLE : LK__PROBE;
 	case LK__SAMPLE:
 		record_sample(r);
-		return r->nsamples < lk__rt.repetitions ? LK__SAMPLE : LK__DONE;
+		if (r->nsamples < lk__rt.repetitions)
+			return LK__SAMPLE;
+		region_threads(r);
+		return LK__DONE;
 	case LK__DONE:
 		break;
 	}

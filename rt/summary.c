@@ -77,6 +77,10 @@ static double print_calibrated(const struct lk__region *r, double *v)
 	cycles = lk__median_d(v, n);
 	printf("  %-28s median %.2f  (core/tsc %.3f)\n",
 	       "cycles/step (tsc-calibrated)", cycles, ratio);
+	/* The runner flags these rows multi-threaded; say it here too. */
+	if (r->threads > 1)
+		printf("  %-28s %d threads ran: cycles are the wall time in "
+		       "the measuring thread's CPU clock\n", "", r->threads);
 	return cycles;
 }
 
@@ -149,9 +153,9 @@ void lk__summary_print(void)
 {
 	const struct lk__region *r;
 
-	printf("lkrt: tsc %.3f GHz, cpu %d, fifo %s, cache %s; "
+	printf("lkrt: tsc %.3f GHz, cpu %s, fifo %s, cache %s; "
 	       "overhead %llu ticks min, %llu median (subtracted)\n",
-	       lk__rt.tsc_hz / 1e9, lk__rt.cpu, lk__rt.fifo,
+	       lk__rt.tsc_hz / 1e9, lk__rt.cpu_list, lk__rt.fifo,
 	       lk__rt.cold ? "cold" : "hot",
 	       (unsigned long long)lk__rt.ovh_tsc_min,
 	       (unsigned long long)lk__rt.ovh_tsc_median);

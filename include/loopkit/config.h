@@ -28,7 +28,11 @@ struct lk_method {
 	double trim_tolerance;   /* T as a fraction (default 0.02) */
 	long trim_retries;       /* R: redo at most R times (default 3) */
 	int cold_cache;          /* flush before every sample */
-	int cpu;                 /* pin to this CPU; -1: no pinning */
+	struct lk_cpuset cpus;   /* pin every launch to this set; empty:
+				    no pinning */
+	char cpu_where[160];     /* where cpu was set ("f.yaml:12",
+				    "command line"), for messages; "" if
+				    nowhere. Not in the canonical text */
 	int fifo;                /* try SCHED_FIFO */
 	int calibrate;           /* time a reference chain beside samples */
 	int no_aslr;             /* run with ADDR_NO_RANDOMIZE */
@@ -54,7 +58,7 @@ void lk_method_init(struct lk_method *m);
  * (N|auto), min-sample-ticks, repetitions, processes, reducer
  * (min|median|mean|pNN|trimmed-mean), stability.runs,
  * stability.tolerance (2% or 0.02), stability.retries, cache (hot|cold),
- * cpu (N|none), fifo (bool), calibrate (bool), aslr (bool),
+ * cpu (none, or a CPU list: 3, 0-3, 0-3,6; see lk_cpuset_parse), fifo (bool), calibrate (bool), aslr (bool),
  * align-functions (N, power of two or 0), opt-report (bool: the
  * compiler's vectorisation report kept in the build's log), timeout
  * (seconds), memory-limit (64M, 12G, 50% of the physical memory, bytes,
@@ -81,8 +85,9 @@ struct lk_axis {
 	char *name;
 	struct lk_strv values;
 	long line;
-	int implicit;            /* an asm: section's axis (asm, asm.n...):
-				    a variant parameter, never a -D */
+	int implicit;            /* an asm: section's axis (asm, asm.n...)
+				    or threads: a variant parameter, never
+				    a -D */
 };
 
 /* A named set of compiler flags. */
@@ -427,6 +432,15 @@ int lk_sweep_add_source(struct lk_ctx *ctx, struct lk_sweep *s,
 int lk_sweep_expand(struct lk_ctx *ctx, const struct lk_sweep *s,
 		    LK_GIVE struct lk_variant **out, size_t *n);
 void lk_variants_free(struct lk_variant *v, size_t n);
+/*
+ * The thread count of variant v: its value of the implicit axis
+ * 'threads' (the sweep's threads: key: a count, a list of counts or a
+ * {from, to, step} range, where nproc stands for the CPUs online), or 0
+ * when the sweep has no threads: key. The runner launches the variant
+ * with OMP_NUM_THREADS and LK_THREADS set to it.
+ */
+long lk_variant_threads(const struct lk_sweep *s, const struct lk_variant *v);
+
 /*
  * Does variant v (from lk_sweep_expand on s) match filter f? 'source'
  * matches the source's base name, its path as written or its absolute

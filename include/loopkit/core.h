@@ -201,6 +201,40 @@ void lk_pool_run(int jobs, size_t n, void (*fn)(void *arg, size_t i), void *arg)
 int lk_cpu_count(void);
 
 /*
+ * A set of CPUs 0..LK_CPUS_MAX-1 (glibc's CPU_SETSIZE), a plain value:
+ * copy it, compare it with memcmp. Empty: no CPU (for method.cpu, no
+ * pinning).
+ */
+#define LK_CPUS_MAX 1024
+struct lk_cpuset {
+	uint64_t bits[LK_CPUS_MAX / 64];
+};
+
+void lk_cpuset_clear(struct lk_cpuset *s);
+/* Add cpu; one outside 0..LK_CPUS_MAX-1 is ignored. */
+void lk_cpuset_add(struct lk_cpuset *s, int cpu);
+int lk_cpuset_has(const struct lk_cpuset *s, int cpu);
+int lk_cpuset_count(const struct lk_cpuset *s);
+/* The lowest CPU above 'after' (-1: the lowest of all), -1 if none. */
+int lk_cpuset_next(const struct lk_cpuset *s, int after);
+/*
+ * Parse the kernel's cpulist form: CPU numbers and low-high ranges
+ * separated by commas ("3", "0-3", "0-3,6", spaces allowed around
+ * them). 0 and *out set, or -1 with *why saying what was expected
+ * (*out unchanged): an empty text, a sign, a range going down, a CPU
+ * above LK_CPUS_MAX - 1.
+ */
+int lk_cpuset_parse(const char *text, struct lk_cpuset *out,
+		    const char **why);
+/* The canonical cpulist, ranges merged: "0-3,6"; "" for the empty set. */
+LK_GIVE char *lk_cpuset_format(const struct lk_cpuset *s);
+/* The CPUs online (/sys/devices/system/cpu/online, else 0..n-1 by
+ * sysconf). 0, or -1 when neither says. */
+int lk_cpus_online(struct lk_cpuset *out);
+/* The CPUs this process may run on (sched_getaffinity). 0 or -1. */
+int lk_cpus_allowed(struct lk_cpuset *out);
+
+/*
  * Progress on stderr: a bar with ETA redrawn in place on a terminal,
  * one plain line per finished unit otherwise.
  */

@@ -52,6 +52,8 @@ struct lk_rt_region {
 	size_t nsamples, alloc;
 	struct lk_rt_work *work;
 	size_t nwork;
+	long threads;           /* threads the process had when the region
+				   ended (its 'threads' info); 0: not said */
 };
 
 struct lk_rt_output {
@@ -126,6 +128,17 @@ struct lk_run_summary {
 	size_t n;
 	long built, cached, measured, skipped, failed;
 };
+
+/*
+ * Can every launch be pinned to m->cpus (method.cpu)? 0 when it can or
+ * when there is no pinning; LK_EINPUT naming where the set was given
+ * (m->cpu_where: "file:line", "command line") when one of its CPUs is
+ * not online here, or lies outside the CPUs this process may run on (a
+ * taskset, cpuset or cgroup); LK_ESYS when neither can be read.
+ * lk_run_sweep checks it first; a command checks it before it opens
+ * the store.
+ */
+int lk_measure_check_cpus(struct lk_ctx *ctx, const struct lk_method *m);
 
 /*
  * Run a sweep into the open store 's' as campaign 'campaign' (whose

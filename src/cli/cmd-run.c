@@ -216,10 +216,17 @@ static const struct lk_result_row *find_result(const struct lk_run_report *r,
 	return NULL;
 }
 
+/* A figure of one thread among several: starred, with a note below. */
+static int one_thread_of_many(const struct lk_result_row *m)
+{
+	return m && m->has_value && strstr(m->flags, "multi-threaded");
+}
+
 static void print_table(const struct lk_run_summary *sum,
 			const struct lk_sweep *sw)
 {
 	size_t i, j, width = 8;
+	int starred = 0;
 
 	for (i = 0; i < sum->n; i++)
 		if (strlen(sum->reports[i].label) > width)
@@ -241,10 +248,17 @@ static void print_table(const struct lk_run_summary *sum,
 				format_value(v, sizeof(v), m->value);
 			else if (m)
 				snprintf(v, sizeof(v), "n/a");
+			if (one_thread_of_many(m)) {
+				strcat(v, "*");
+				starred = 1;
+			}
 			printf(" %14s", v);
 		}
 		printf("%s%s\n", *r->reason ? "  " : "", r->reason);
 	}
+	if (starred)
+		printf("* multi-threaded: the measuring thread's CPU clock or "
+		       "events only (tsc and ns are wall time)\n");
 }
 
 static void json_result(struct lk_buf *b, const struct lk_result_row *r)
@@ -367,6 +381,8 @@ static int run(struct run_args *a, int argc, char **argv, int first)
 	ctx.verbose = lk_cli_verbose;
 	ret = load_sweep(&ctx, a, argc, argv, first, &sw);
 	if (!ret)
+		ret = lk_measure_check_cpus(&ctx, &sw->method);
+	if (!ret)
 		ret = lk_cli_campaign_create(&ctx, a->out_dir, sw, &s, &id);
 	/* An asm: sweep's variants, then measured as gen's. */
 	if (!ret && sw->asm_body.given)
@@ -424,7 +440,8 @@ int cmd_run(int argc, char **argv)
 		 "min, median, mean, pNN, trimmed-mean (default p25)"},
 		{0, "cache", LK_OPT_STRING, &a.cache, "hot|cold",
 		 "flush caches before every sample when cold"},
-		{0, "cpu", LK_OPT_STRING, &a.cpu, "N", "pin to CPU N"},
+		{0, "cpu", LK_OPT_STRING, &a.cpu, "LIST",
+		 "pin to CPUs LIST (3, 0-3, 0-3,6)"},
 		{0, "fifo", LK_OPT_BOOL, &a.fifo, NULL,
 		 "run under SCHED_FIFO when permitted"},
 		{0, "timeout", LK_OPT_STRING, &a.timeout, "SEC",

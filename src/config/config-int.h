@@ -129,6 +129,8 @@ void lk_asm_split_operands(const char *text, struct lk_strv *ops,
 /* The destination among ops (AT&T: the last; Intel: the first), NULL
  * for none. */
 const char *lk_asm_dest_operand(const struct lk_strv *ops, int intel);
+/* The 'threads:' key (threads.c): the implicit axis threads. */
+int lk_load_threads(struct lk_loader *ld, const yaml_node_t *n);
 /* The 'analyze:' section (analyze.c). */
 int lk_load_analyze(struct lk_loader *ld, const yaml_node_t *n);
 void lk_analyze_cfg_release(struct lk_analyze_cfg *a);

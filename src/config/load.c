@@ -177,6 +177,29 @@ static int load_flags(struct lk_loader *ld, const yaml_node_t *n)
 	return ret;
 }
 
+/* cpu: [0, 1, "4-5"]: the list's items joined into one cpulist. */
+static int cpu_list(struct lk_loader *ld, const yaml_node_t *v,
+		    struct lk_buf *out)
+{
+	yaml_node_item_t *it = v->data.sequence.items.start;
+	const char *item;
+	int ret = 0;
+
+	if (it == v->data.sequence.items.top)
+		return lk_yaml_error(ld, v, "method.cpu: empty list");
+	for (; !ret && it < v->data.sequence.items.top; it++) {
+		ret = lk_yaml_scalar(ld, lk_yaml_node(ld, *it), "method.cpu",
+				     &item);
+		if (!ret && (!*item || strchr(item, ',')))
+			ret = lk_yaml_error(ld, lk_yaml_node(ld, *it),
+					    "method.cpu: a list item is one "
+					    "CPU or one range (0-3)");
+		if (!ret)
+			lk_buf_addf(out, "%s%s", out->len ? "," : "", item);
+	}
+	return ret;
+}
+
 static int load_method_key(struct lk_loader *ld, const char *prefix,
 			   const yaml_node_t *k, const yaml_node_t *v)
 {
@@ -184,14 +207,22 @@ static int load_method_key(struct lk_loader *ld, const char *prefix,
 				(const char *)k->data.scalar.value);
 	char *where = lk_asprintf("%s:%ld", ld->file, lk_yaml_line(k));
 	char *what = lk_asprintf("method.%s", key);
+	struct lk_buf list = LK_BUF_INIT;
 	const char *value;
-	int ret = lk_yaml_scalar(ld, v, what, &value);
+	int ret;
 
+	if (!strcmp(key, "cpu") && v->type == YAML_SEQUENCE_NODE) {
+		ret = cpu_list(ld, v, &list);
+		value = lk_buf_str(&list);
+	} else {
+		ret = lk_yaml_scalar(ld, v, what, &value);
+	}
 	if (!ret && !*value)
 		ret = lk_yaml_error(ld, v, "%s: missing value", what);
 	if (!ret)
 		ret = lk_method_set(ld->ctx, &ld->sweep->method, key, value,
 				    where);
+	lk_buf_release(&list);
 	free(what);
 	free(where);
 	free(key);
@@ -254,6 +285,7 @@ static const struct sweep_part {
 	{"flags", load_flags, 0},
 	{"defines", lk_load_axes, 0},
 	{"asm", lk_load_asm, 0},    /* its implicit axes before filters */
+	{"threads", lk_load_threads, 0}, /* implicit too */
 	{"metrics", load_metrics, 0},
 	{"method", load_method, 0},
 	{"exclude", load_exclude, 0},

@@ -47,7 +47,7 @@ void lk_method_init(struct lk_method *m)
 	m->trim_tolerance = 0.02;
 	m->trim_retries = 3;
 	m->cold_cache = 0;
-	m->cpu = -1;
+	lk_cpuset_clear(&m->cpus);
 	m->fifo = 0;
 	m->calibrate = 1;
 	m->no_aslr = 1;
@@ -202,21 +202,23 @@ static int set_cache(struct lk_method *m, const char *v, const char **why)
 	return 0;
 }
 
+/* none, or a cpulist; whether those CPUs exist here is checked when a
+ * sweep runs (lk_run_sweep), not when a file is read. */
 static int set_cpu(struct lk_method *m, const char *v, const char **why)
 {
-	long cpu;
+	struct lk_cpuset set;
 
 	if (!strcmp(v, "none")) {
-		m->cpu = -1;
+		lk_cpuset_clear(&m->cpus);
 		return 0;
 	}
-	/* CPU_SETSIZE is 1024 in glibc; leave room for bigger machines. */
-	if (lk_parse_decimal(v, &cpu) || cpu < 0 || cpu > 65535) {
-		*why = "expected a CPU number (0..65535) or none";
-		return -1;
+	if (!lk_cpuset_parse(v, &set, why)) {
+		m->cpus = set;
+		return 0;
 	}
-	m->cpu = (int)cpu;
-	return 0;
+	if (!strncmp(*why, "expected", 8))
+		*why = "expected none or a CPU list such as 3, 0-3 or 0-3,6";
+	return -1;
 }
 
 static int set_fifo(struct lk_method *m, const char *v, const char **why)
@@ -379,8 +381,12 @@ int lk_method_set(struct lk_ctx *ctx, struct lk_method *m, const char *key,
 			break;
 	if (i == LK_ARRAY_SIZE(method_keys))
 		return unknown_method_key(ctx, key, where);
-	if (!method_keys[i].set(m, value, &why))
+	if (!method_keys[i].set(m, value, &why)) {
+		if (!strcmp(key, "cpu"))
+			snprintf(m->cpu_where, sizeof(m->cpu_where), "%s",
+				 where ? where : "");
 		return 0;
+	}
 	return lk_error(ctx, LK_EINPUT, "%s%sbad value '%s' for method.%s: %s",
 			where ? where : "", where ? ": " : "", value, key, why);
 }
@@ -411,6 +417,7 @@ static const char *reducer_kind(enum lk_reducer r)
 char *lk_method_canonical(const struct lk_method *m)
 {
 	struct lk_buf b = LK_BUF_INIT;
+	char *cpus;
 
 	lk_buf_addf(&b, "warmup=%ld;steps=%ld;min-sample-ticks=%ld;"
 		    "repetitions=%ld;processes=%ld;reducer=%s;percentile=",
@@ -419,10 +426,13 @@ char *lk_method_canonical(const struct lk_method *m)
 	add_double(&b, m->percentile);
 	lk_buf_addf(&b, ";trim-runs=%ld;trim-tolerance=", m->trim_runs);
 	add_double(&b, m->trim_tolerance);
-	lk_buf_addf(&b, ";trim-retries=%ld;cold-cache=%d;cpu=%d;fifo=%d;"
+	cpus = lk_cpuset_format(&m->cpus);
+	/* -1 and N as before lists, so earlier runs keep their keys. */
+	lk_buf_addf(&b, ";trim-retries=%ld;cold-cache=%d;cpu=%s;fifo=%d;"
 		    "calibrate=%d;no-aslr=%d;align-functions=%ld;timeout=",
-		    m->trim_retries, m->cold_cache, m->cpu, m->fifo,
-		    m->calibrate, m->no_aslr, m->align_functions);
+		    m->trim_retries, m->cold_cache, *cpus ? cpus : "-1",
+		    m->fifo, m->calibrate, m->no_aslr, m->align_functions);
+	free(cpus);
 	add_double(&b, m->timeout);
 	/* Only when set, so that earlier campaigns keep their run keys. */
 	if (m->opt_report)

@@ -216,6 +216,7 @@ static void probe_cpu(struct probe *p)
 	char *online = lk__env_read("/sys/devices/system/cpu/online");
 	char *count = online ? online_count(online) : NULL;
 	long conf = sysconf(_SC_NPROCESSORS_ONLN);
+	struct lk_cpuset allowed;
 
 	set_take(p->env, "cpu.model", trim_dup(id->brand));
 	lk_env_set(p->env, "cpu.vendor", id->vendor);
@@ -231,6 +232,11 @@ static void probe_cpu(struct probe *p)
 	set_take(p->env, "cpu.online", count);
 	lk_env_set(p->env, "cpu.online_list", online);
 	free(online);
+	/* What loopkit may run on (taskset, cpusets): method.cpu must fit. */
+	if (!lk_cpus_allowed(&allowed))
+		set_take(p->env, "cpu.allowed", lk_cpuset_format(&allowed));
+	else
+		lk_env_set(p->env, "cpu.allowed", "unknown");
 	probe_isa(p);
 }
 

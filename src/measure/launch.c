@@ -76,15 +76,65 @@ static void event_list(const struct lk_sweep *sw, struct lk_buf *b)
 	}
 }
 
+/* Does the runner set this variable for the launch? Then the inherited
+ * value gives way: LK_* always, OMP_NUM_THREADS with a thread count or a
+ * pinned set, OMP_PLACES and OMP_PROC_BIND with a pinned set. */
+static int runner_sets(const char *entry, long threads,
+		       const struct lk_cpuset *cpus)
+{
+	int pinned = lk_cpuset_count(cpus) > 0;
+
+	if (!strncmp(entry, "LK_", 3))
+		return 1;
+	if (!strncmp(entry, "OMP_NUM_THREADS=", 16))
+		return threads > 0 || pinned;
+	return pinned && (!strncmp(entry, "OMP_PLACES=", 11) ||
+			  !strncmp(entry, "OMP_PROC_BIND=", 14));
+}
+
+/*
+ * Threads and pinning. A threads: value sets OMP_NUM_THREADS and
+ * LK_THREADS. A pinned set makes one OpenMP place per CPU, threads bound
+ * close (thread i on the set's i-th CPU, the measuring thread on the
+ * first), and, without a threads: value, as many threads as CPUs: the
+ * OpenMP runtime counts the CPUs it may use before lk_init pins the
+ * process, so its own default would be the runner's mask.
+ */
+static void thread_env(const struct lk_cpuset *cpus, long threads,
+		       struct lk_strv *env)
+{
+	struct lk_buf places = LK_BUF_INIT;
+	char *list = lk_cpuset_format(cpus);
+	int cpu = -1;
+
+	if (*list)
+		lk_strv_pushf(env, "LK_CPU=%s", list);
+	if (threads > 0) {
+		push_env(env, "LK_THREADS", "%ld", threads);
+		push_env(env, "OMP_NUM_THREADS", "%ld", threads);
+	} else if (*list) {
+		push_env(env, "OMP_NUM_THREADS", "%ld",
+			 lk_cpuset_count(cpus));
+	}
+	while ((cpu = lk_cpuset_next(cpus, cpu)) >= 0)
+		lk_buf_addf(&places, "%s{%d}", places.len ? "," : "", cpu);
+	if (places.len) {
+		lk_strv_pushf(env, "OMP_PLACES=%s", lk_buf_str(&places));
+		lk_strv_push(env, "OMP_PROC_BIND=close");
+	}
+	lk_buf_release(&places);
+	free(list);
+}
+
 static void child_env(const struct lk_sweep *sw, long repetitions,
-		      struct lk_strv *env)
+		      long threads, struct lk_strv *env)
 {
 	const struct lk_method *m = &sw->method;
 	struct lk_buf events = LK_BUF_INIT;
 	char **e;
 
 	for (e = environ; *e; e++)
-		if (strncmp(*e, "LK_", 3))
+		if (!runner_sets(*e, threads, &m->cpus))
 			lk_strv_push(env, *e);
 	lk_strv_push(env, "LK_RESULT_FD=3");
 	push_env(env, "LK_PARENT_PID", "%ld", (long)getpid());
@@ -96,14 +146,46 @@ static void child_env(const struct lk_sweep *sw, long repetitions,
 	push_env(env, "LK_MIN_SAMPLE_TICKS", "%ld", m->min_sample_ticks);
 	push_env(env, "LK_REPETITIONS", "%ld", repetitions);
 	lk_strv_push(env, m->cold_cache ? "LK_CACHE=cold" : "LK_CACHE=hot");
-	if (m->cpu >= 0)
-		push_env(env, "LK_CPU", "%ld", m->cpu);
+	thread_env(&m->cpus, threads, env);
 	push_env(env, "LK_FIFO", "%ld", m->fifo);
 	push_env(env, "LK_CALIBRATE", "%ld", m->calibrate);
 	event_list(sw, &events);
 	if (events.len)
 		lk_strv_pushf(env, "LK_EVENTS=%s", lk_buf_str(&events));
 	lk_buf_release(&events);
+}
+
+int lk_measure_check_cpus(struct lk_ctx *ctx, const struct lk_method *m)
+{
+	const char *where = m->cpu_where, *sep = *where ? ": " : "";
+	struct lk_cpuset online, allowed;
+	int cpu = -1, ret = 0;
+	char *list = NULL;
+
+	if (!lk_cpuset_count(&m->cpus))
+		return 0;
+	if (lk_cpus_online(&online))
+		return lk_error(ctx, LK_ESYS, "%s%smethod.cpu: cannot tell "
+				"which CPUs are online", where, sep);
+	if (lk_cpus_allowed(&allowed))
+		return lk_error_errno(ctx, "%s%smethod.cpu: sched_getaffinity",
+				      where, sep);
+	while (!ret && (cpu = lk_cpuset_next(&m->cpus, cpu)) >= 0) {
+		if (!lk_cpuset_has(&online, cpu)) {
+			list = lk_cpuset_format(&online);
+			ret = lk_error(ctx, LK_EINPUT, "%s%smethod.cpu: CPU %d "
+				       "is not online here (online: %s)",
+				       where, sep, cpu, list);
+		} else if (!lk_cpuset_has(&allowed, cpu)) {
+			list = lk_cpuset_format(&allowed);
+			ret = lk_error(ctx, LK_EINPUT, "%s%smethod.cpu: CPU %d "
+				       "is outside the CPUs loopkit may run "
+				       "on (%s; a taskset, cpuset or cgroup "
+				       "limits it)", where, sep, cpu, list);
+		}
+	}
+	free(list);
+	return ret;
 }
 
 /* The runtime's own complaint on stderr, if it made one. */
@@ -304,6 +386,23 @@ static void region_infos(struct acc *a, const struct lk_rt_region *r,
 	snprintf(key, sizeof(key), "%s.overhead_ns_min", r->name);
 	snprintf(val, sizeof(val), "%.0f", r->ovh_ns_min);
 	add_info(a, process, attempt, key, val);
+	if (r->threads) {
+		snprintf(key, sizeof(key), "%s.threads", r->name);
+		snprintf(val, sizeof(val), "%ld", r->threads);
+		add_info(a, process, attempt, key, val);
+	}
+}
+
+/* The most threads any launch saw in region reg. */
+static void region_threads(struct acc *a, int reg, long threads)
+{
+	size_t n = a->aregion_threads;
+
+	LK_GROW(a->region_threads, (size_t)reg + 1, a->aregion_threads);
+	memset(a->region_threads + n, 0,
+	       (a->aregion_threads - n) * sizeof(*a->region_threads));
+	if (threads > a->region_threads[reg])
+		a->region_threads[reg] = threads;
 }
 
 /* Keep the region's declared work, as infos and for the derived figures. */
@@ -350,6 +449,7 @@ static void absorb(struct acc *a, const struct lk_rt_output *o, int process,
 
 		region_infos(a, r, process, attempt);
 		region_work(a, r, reg, process, attempt);
+		region_threads(a, reg, r->threads);
 		for (j = 0; j < r->nsamples; j++) {
 			struct conv c = {.process = process,
 					  .attempt = attempt,
@@ -365,7 +465,8 @@ static void absorb(struct acc *a, const struct lk_rt_output *o, int process,
 
 /* One launch. 0: measured; 1: failed, *status set; < 0: our failure. */
 static int launch(struct lk_ctx *ctx, const struct lk_sweep *sw,
-		  const char *binary, long repetitions, int process,
+		  const char *binary, long repetitions, long threads,
+		  int process,
 		  int attempt, struct acc *a, const char **status,
 		  char **reason)
 {
@@ -379,7 +480,7 @@ static int launch(struct lk_ctx *ctx, const struct lk_sweep *sw,
 	int ret, pret;
 
 	lk_ctx_init(&pctx);
-	child_env(sw, repetitions, &env);
+	child_env(sw, repetitions, threads, &env);
 	po.envp = (const char *const *)env.v;
 	if (sw->method.no_aslr)
 		po.flags |= LK_PROC_NO_ASLR;
@@ -441,8 +542,8 @@ static void drop_attempt(struct acc *a, int process, int attempt)
 }
 
 static int run_processes(struct lk_ctx *ctx, const struct lk_sweep *sw,
-			 const char *binary, struct acc *a, int *attempts,
-			 const char **status, char **reason)
+			 const char *binary, long threads, struct acc *a,
+			 int *attempts, const char **status, char **reason)
 {
 	const struct lk_method *m = &sw->method;
 	int trimmed = m->reducer == LK_REDUCE_TRIMMED;
@@ -453,8 +554,8 @@ static int run_processes(struct lk_ctx *ctx, const struct lk_sweep *sw,
 	for (p = 0; p < m->processes; p++) {
 		for (t = 0;; t++) {
 			++*attempts;
-			ret = launch(ctx, sw, binary, reps, p, t, a, status,
-				     reason);
+			ret = launch(ctx, sw, binary, reps, threads, p, t, a,
+				     status, reason);
 			if (ret)
 				return ret;
 			if (!trimmed ||
@@ -480,6 +581,7 @@ static void acc_release(struct acc *a)
 	free(a->irec);
 	free(a->rrec);
 	free(a->work);
+	free(a->region_threads);
 }
 
 static double unix_now(void)
@@ -509,7 +611,7 @@ int lk_measure_record_failure(struct lk_ctx *ctx, struct lk_store *s,
 
 int lk_measure_unit(struct lk_ctx *ctx, struct lk_store *s,
 		    const struct lk_sweep *sw, const char *binary,
-		    int64_t variant_id, int64_t build_id, int64_t env_id,
+		    long threads, int64_t variant_id, int64_t build_id, int64_t env_id,
 		    const char *method_hash, struct lk_unit_result *out)
 {
 	struct acc a;
@@ -523,8 +625,9 @@ int lk_measure_unit(struct lk_ctx *ctx, struct lk_store *s,
 
 	memset(&a, 0, sizeof(a));
 	run.started = unix_now();
-	ret = run_processes(ctx, sw, binary, &a, &run.attempts, &status,
-			    &reason);
+	a.threads = threads;
+	ret = run_processes(ctx, sw, binary, threads, &a, &run.attempts,
+			    &status, &reason);
 	if (ret < 0)
 		goto out;
 	if (!status) {

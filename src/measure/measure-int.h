@@ -11,13 +11,14 @@ struct lk_unit_result {
 
 /*
  * Measure the binary at 'binary' under the sweep's method and metrics,
- * and store the run (samples, infos, results) in one transaction.
- * A benchmark's failure is recorded, not returned: only store or system
- * failures return < 0.
+ * with 'threads' threads (OMP_NUM_THREADS, LK_THREADS; 0: as the method's
+ * CPU set or the environment says), and store the run (samples, infos,
+ * results) in one transaction. A benchmark's failure is recorded, not
+ * returned: only store or system failures return < 0.
  */
 int lk_measure_unit(struct lk_ctx *ctx, struct lk_store *s,
 		    const struct lk_sweep *sweep, const char *binary,
-		    int64_t variant_id, int64_t build_id, int64_t env_id,
+		    long threads, int64_t variant_id, int64_t build_id, int64_t env_id,
 		    const char *method_hash, struct lk_unit_result *out);
 
 /* Record a run that never started (its build failed). */
@@ -62,6 +63,9 @@ struct acc {
 	size_t nrrec, arrec;
 	struct acc_work *work;
 	size_t nwork, awork;
+	long threads;           /* asked for (the threads axis); 0: none */
+	long *region_threads;   /* by region: the most any launch reported */
+	size_t aregion_threads;
 	int unstable;
 };
 

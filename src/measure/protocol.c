@@ -172,6 +172,9 @@ static int on_info(struct lk_ctx *ctx, struct lk_rt_output *out,
 		return LK_EINPUT;
 	if ((v = field(l, "steps")) && need_long(ctx, l, "steps", &r->steps))
 		return LK_EINPUT;
+	if ((v = field(l, "threads")) &&
+	    need_long(ctx, l, "threads", &r->threads))
+		return LK_EINPUT;
 	if ((v = field(l, "roi_addr"))) {
 		free(r->roi_addr);
 		r->roi_addr = lk_strdup(v);

@@ -220,7 +220,31 @@ static void result_metric(struct acc *a, const struct lk_method *m,
 	}
 }
 
-/* The headline: PMU or trustworthy calibrated cycles, else TSC ticks. */
+/*
+ * Several threads ran the region. The reference chain timed the
+ * measuring thread's CPU and events count the measuring thread: cycles
+ * are the wall time in that one CPU's clock, not the threads' cycles,
+ * and an event is one thread's share. Say so on every such row.
+ */
+static void flag_threads(struct acc *a, size_t first, int region)
+{
+	long seen = (size_t)region < a->aregion_threads
+			    ? a->region_threads[region] : 0;
+	size_t i;
+
+	if (a->threads <= 1 && seen <= 1)
+		return;
+	for (i = first; i < a->nrrec; i++) {
+		struct lk_result_rec *r = &a->rrec[i];
+
+		if (strcmp(r->metric, "tsc") && strcmp(r->metric, "ns") &&
+		    strcmp(r->source, "unsupported"))
+			add_flag(a, r, "multi-threaded");
+	}
+}
+
+/* The headline: PMU or trustworthy calibrated cycles, else TSC ticks.
+ * A multi-threaded region's cycles are one CPU's: TSC ticks then. */
 static void choose_primary(struct acc *a, size_t first)
 {
 	size_t i, best = SIZE_MAX;
@@ -231,7 +255,8 @@ static void choose_primary(struct acc *a, size_t first)
 		if (!r->has_value)
 			continue;
 		if (!strcmp(r->metric, "cycles") &&
-		    !strstr(r->flags, "unreliable")) {
+		    !strstr(r->flags, "unreliable") &&
+		    !strstr(r->flags, "multi-threaded")) {
 			best = i;
 			break;
 		}
@@ -304,6 +329,7 @@ void lk__compute_results(struct acc *a, const struct lk_sweep *sw)
 				      sw->metrics.v[i], v, procs);
 		for (i = first; a->unstable && i < a->nrrec; i++)
 			add_flag(a, &a->rrec[i], "unstable");
+		flag_threads(a, first, (int)r);
 		choose_primary(a, first);
 		derive_work(a, first, (int)r);
 	}

@@ -14,8 +14,11 @@
 
 struct unit {
 	const struct lk_variant *v;
-	struct lk_param *params;
+	struct lk_param *params;   /* every axis: the variant's key */
 	size_t nparams;
+	struct lk_param *defines;  /* the -D axes (not asm's, not threads) */
+	size_t ndefines;
+	long threads;              /* the threads axis' value; 0: none */
 	char *label;
 	char variant_hash[LK_HASH_HEX];
 	int64_t variant_id;
@@ -46,25 +49,30 @@ struct plan {
 	size_t nstored;
 };
 
+/* An asm: section's variants come from the store (plan_from_store), so
+ * the implicit axes of a plain sweep are threads: alone. */
 static void make_params(const struct lk_sweep *sw, struct unit *u)
 {
 	size_t i;
 
-	u->nparams = 0;
+	u->nparams = u->ndefines = 0;
 	u->params = lk_calloc(sw->naxes + 1, sizeof(*u->params));
+	u->defines = lk_calloc(sw->naxes + 1, sizeof(*u->defines));
 	for (i = 0; i < sw->naxes; i++) {
-		if (sw->axes[i].implicit)    /* asm, asm.n: no -D */
-			continue;
-		u->params[u->nparams].name = sw->axes[i].name;
-		u->params[u->nparams++].value = u->v->values[i];
+		struct lk_param p = {sw->axes[i].name, u->v->values[i]};
+
+		u->params[u->nparams++] = p;
+		if (!sw->axes[i].implicit)    /* asm, threads: no -D */
+			u->defines[u->ndefines++] = p;
 	}
+	u->threads = lk_variant_threads(sw, u->v);
 	u->label = lk_variant_name(u->v->source, u->v->compiler,
 				   u->v->flagset->name, u->params,
 				   u->nparams);
 	u->spec = (struct lk_build_spec){
 		.source = u->v->source, .compiler = u->v->compiler,
-		.cflags = u->v->flagset->flags, .defines = u->params,
-		.ndefines = u->nparams,
+		.cflags = u->v->flagset->flags, .defines = u->defines,
+		.ndefines = u->ndefines,
 		.align_functions = sw->method.align_functions,
 		.memory_limit = sw->method.memory_limit,
 		.opt_report = sw->method.opt_report};
@@ -358,7 +366,7 @@ static int measure_one(struct plan *p, struct unit *u, const char **status)
 			p->method, *status, why ? why : u->build.reason);
 	}
 	binary = lk_path_join(lk_store_dir(p->store), u->build.binary);
-	ret = lk_measure_unit(p->ctx, p->store, p->sweep, binary,
+	ret = lk_measure_unit(p->ctx, p->store, p->sweep, binary, u->threads,
 			      u->variant_id, u->build.id, p->env_id,
 			      u->method_hash, &res);
 	*status = "failed";
@@ -535,15 +543,19 @@ static int open_campaign(struct plan *p)
 	return ret;
 }
 
-/* A snapshot of the machine with every campaign's runs. */
+/* A snapshot of the machine with every campaign's runs, and the CPUs
+ * its launches are pinned to. */
 static int snapshot_env(struct plan *p)
 {
 	struct lk_env env = {NULL, 0, 0};
-	char *json;
+	char *json, *cpus;
 	int ret = lk_env_collect(p->ctx, &env, LK_ENV_CALIBRATE);
 
 	if (ret)
 		return ret;
+	cpus = lk_cpuset_format(&p->sweep->method.cpus);
+	lk_env_set(&env, "measure.cpu", *cpus ? cpus : "none");
+	free(cpus);
 	json = lk_env_json(&env);
 	ret = lk_store_env_put(p->ctx, p->store, p->campaign, json,
 			       &p->env_id);
@@ -560,6 +572,7 @@ static void plan_release(struct plan *p)
 		struct unit *u = &p->units[i];
 
 		free(u->params);
+		free(u->defines);
 		free(u->label);
 		free(u->key_error);
 		free(u->build_error);
@@ -581,6 +594,10 @@ int lk_run_sweep(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
 	int ret;
 
 	memset(sum, 0, sizeof(*sum));
+	/* Before anything is stored: a launch could not pin anyway. */
+	if (!opts->list_only && !opts->build_only &&
+	    (ret = lk_measure_check_cpus(ctx, &sweep->method)))
+		return ret;
 	p.method = lk_method_canonical(&sweep->method);
 	if ((ret = open_campaign(&p)) || (ret = plan_all(&p)))
 		goto out;

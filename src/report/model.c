@@ -173,6 +173,10 @@ static const char *cycles_problem(const struct lk_result_row *c)
 		return "cycles not positive";
 	if (strstr(c->flags, "calibration-unreliable"))
 		return "calibration unreliable";
+	/* The wall time in the measuring thread's CPU clock: no thread's
+	 * cycles, nothing a one-thread prediction describes. */
+	if (strstr(c->flags, "multi-threaded"))
+		return "several threads ran (cycles are one CPU's clock)";
 	return NULL;
 }
 

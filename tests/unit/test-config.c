@@ -49,7 +49,7 @@ Test(config, method_defaults)
 	cr_assert_float_eq(m.trim_tolerance, 0.02, 1e-12);
 	cr_assert_eq(m.trim_retries, 3);
 	cr_assert_eq(m.cold_cache, 0);
-	cr_assert_eq(m.cpu, -1);
+	cr_assert_eq(lk_cpuset_count(&m.cpus), 0);
 	cr_assert_eq(m.fifo, 0);
 	cr_assert_eq(m.calibrate, 1);
 	cr_assert_eq(m.no_aslr, 1);
@@ -90,9 +90,13 @@ Test(config, method_set_values)
 	set_ok(&m, "cache", "hot");
 	cr_assert_eq(m.cold_cache, 0);
 	set_ok(&m, "cpu", "3");
-	cr_assert_eq(m.cpu, 3);
+	cr_assert(lk_cpuset_has(&m.cpus, 3));
+	cr_assert_eq(lk_cpuset_count(&m.cpus), 1);
+	set_ok(&m, "cpu", "0-3,6");
+	cr_assert_eq(lk_cpuset_count(&m.cpus), 5);
+	cr_assert(lk_cpuset_has(&m.cpus, 6));
 	set_ok(&m, "cpu", "none");
-	cr_assert_eq(m.cpu, -1);
+	cr_assert_eq(lk_cpuset_count(&m.cpus), 0);
 	set_ok(&m, "align-functions", "0");
 	cr_assert_eq(m.align_functions, 0);
 	set_ok(&m, "align-functions", "32");
@@ -196,6 +200,8 @@ Test(config, method_set_rejects)
 		{"stability.tolerance", "-2%"}, {"stability.tolerance", "nan"},
 		{"stability.tolerance", "2 %"}, {"cache", "warm"},
 		{"cpu", "-1"}, {"cpu", "65536"}, {"cpu", "any"},
+		{"cpu", "1024"}, {"cpu", "3-1"}, {"cpu", "0,"},
+		{"cpu", "0;1"}, {"cpu", ""},
 		{"fifo", "maybe"}, {"fifo", ""}, {"calibrate", "2"},
 		{"aslr", "y"}, {"align-functions", "3"},
 		{"align-functions", "-64"}, {"align-functions", "131072"},
@@ -241,7 +247,8 @@ Test(config, method_set_messages)
 				  " timeout, memory-limit, mode)");
 	lk_method_set(&ctx, &m, "cpu", "x", "f:2");
 	cr_assert_str_eq(ctx.msg, "f:2: bad value 'x' for method.cpu: "
-				  "expected a CPU number (0..65535) or none");
+				  "expected none or a CPU list such as 3, "
+				  "0-3 or 0-3,6");
 	/* opt-report: off by default and then absent from the run keys. */
 	text = lk_method_canonical(&m);
 	cr_assert_null(strstr(text, "opt-report"));

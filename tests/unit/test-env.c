@@ -266,7 +266,7 @@ Test(env, microarch)
 static const char *const every_key[] = {
 	"loopkit.version", "date.utc", "host.name", "cpu.model", "cpu.vendor",
 	"cpu.family", "cpu.model_number", "cpu.stepping", "cpu.microarch",
-	"cpu.online", "cpu.online_list", "cpu.isa", "cpu.isa.absent",
+	"cpu.online", "cpu.online_list", "cpu.allowed", "cpu.isa", "cpu.isa.absent",
 	"tsc.hz", "tsc.ghz", "tsc.invariant", "tsc.known_freq", "clocksource",
 	"freq.governor", "freq.driver", "freq.turbo", "freq.pstate",
 	"smt.active", "smt.control", "cache.l1d", "cache.l1d.instances",

@@ -133,6 +133,8 @@ static void check_region(struct pcase *c, char **w, size_t n)
 			check_value(c, k, r->ovh_ns_median, v);
 		else if (!strcmp(k, "nwork"))
 			check_value(c, k, (double)r->nwork, v);
+		else if (!strcmp(k, "threads"))
+			check_value(c, k, (double)r->threads, v);
 		else if (!strncmp(k, "work.", 5) && !strcmp(v, "-"))
 			CHECK(c, isnan(region_work(r, k + 5)), "%s declared",
 			      k);

@@ -786,3 +786,23 @@ Test(report, summary_lines)
 	lk_report_free(r);
 	lk_store_close(f.s);
 }
+
+/* Several threads ran: the cycles are one CPU's clock, never compared. */
+Test(report, multi_threaded_cycles_are_not_compared)
+{
+	struct fixture f = make_campaign("mt");
+	struct lk_report *r;
+
+	sql(&f, "UPDATE results SET flags = 'multi-threaded', is_primary = "
+		"(metric = 'tsc') WHERE run_id = (SELECT id FROM runs WHERE "
+		"variant_id = %lld)", (long long)f.ids[0]);
+	cr_assert_eq(lk_report_build(&ctx, f.s, f.campaign, NULL, &r), 0,
+		     "%s", ctx.msg);
+	cr_assert_str_eq(r->variants[0].note, "no trustworthy core-cycle "
+			 "figure: several threads ran (cycles are one CPU's "
+			 "clock)");
+	cr_assert_eq(r->variants[0].meas, LK_MEAS_FALLBACK);
+	cr_assert_eq(r->variants[0].preds[1].outcome, LK_OUT_NO_CYCLES);
+	lk_report_free(r);
+	lk_store_close(f.s);
+}

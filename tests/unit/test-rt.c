@@ -7,6 +7,8 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -598,4 +600,135 @@ Test(rt, cold_cache_without_buffers_sweeps)
 	cr_assert_eq(r.status, 0);
 	cr_assert_str_eq(last_line(r.text), "end samples=2\n");
 	free(r.text);
+}
+
+/* ---- CPU sets and threads ---- */
+
+static int thread_parked;
+
+static void *park(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&thread_parked, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	return NULL;
+}
+
+/* A second thread alive across the region, as an OpenMP pool is. */
+static void body_with_thread(void)
+{
+	pthread_t t;
+
+	cr_assert_eq(pthread_create(&t, NULL, park, NULL), 0);
+	lk_init(0, NULL);
+	LK_MEASURE(LK_DO_NOT_OPTIMIZE(spin(200)));
+	__atomic_store_n(&thread_parked, 1, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+}
+
+static void body_report_threads(void)
+{
+	lk_init(0, NULL);
+	_exit(lk_threads());
+}
+
+/* The first two CPUs this process may run on; 0 if it has one. */
+static int two_cpus(int *a, int *b)
+{
+	cpu_set_t set;
+	int cpu, n = 0;
+
+	cr_assert_eq(sched_getaffinity(0, sizeof(set), &set), 0);
+	for (cpu = 0; cpu < CPU_SETSIZE && n < 2; cpu++)
+		if (CPU_ISSET(cpu, &set))
+			*(n++ ? b : a) = cpu;
+	return n == 2;
+}
+
+Test(rt, pinning_to_a_list_is_reported)
+{
+	char env[80], want[40], got[40];
+	struct run r;
+	int a, b;
+
+	if (!two_cpus(&a, &b))
+		cr_skip_test("one CPU: no list to pin to");
+	snprintf(env, sizeof(env), "LK_CPU=%d,%d LK_REPETITIONS=2", b, a);
+	r = run_child(env, body_simple);
+	snprintf(want, sizeof(want), b == a + 1 ? "%d-%d" : "%d,%d", a, b);
+	cr_assert_eq(r.status, 0, "%s", r.text);
+	cr_assert(field_str(line_at(r.text, "info tsc_hz", 0), "cpu", got,
+			    sizeof(got)));
+	cr_assert_str_eq(got, want, "the canonical list");
+	cr_assert(field_str(line_at(r.text, "info cpus_allowed=", 0),
+			    "cpus_allowed", got, sizeof(got)));
+	cr_assert_str_eq(got, want, "the process runs on the set");
+	free(r.text);
+	snprintf(env, sizeof(env), "LK_CPU=%d-%d LK_REPETITIONS=2", a, a);
+	r = run_child(env, body_simple);
+	cr_assert_eq(field(line_at(r.text, "info tsc_hz", 0), "cpu"), a);
+	cr_assert_eq(field(line_at(r.text, "info cpus_allowed=", 0),
+			   "cpus_allowed"), a);
+	free(r.text);
+}
+
+Test(rt, bad_cpu_lists_are_fatal)
+{
+	static const char *const bad[] = {"LK_CPU=0,", "LK_CPU=x",
+					  "LK_CPU=3-1", "LK_CPU=5000",
+					  "LK_CPU=0-99999", "LK_CPU=-1"};
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct run r = run_child(bad[i], body_simple);
+
+		cr_expect_eq(r.status, 3, "%s", bad[i]);
+		cr_expect(line_at(r.text, "error msg=", 0), "%s: %s", bad[i],
+			  r.text);
+		free(r.text);
+	}
+}
+
+Test(rt, thread_counts)
+{
+	struct run r = run_child("LK_THREADS=3 OMP_NUM_THREADS=5",
+				 body_report_threads);
+
+	cr_assert_eq(r.status, 3, "LK_THREADS first");
+	cr_assert_eq(field(line_at(r.text, "info cpus_allowed=", 0),
+			   "threads"), 3);
+	free(r.text);
+	r = run_child("OMP_NUM_THREADS=5,2", body_report_threads);
+	cr_assert_eq(r.status, 5, "OMP_NUM_THREADS's outer level");
+	free(r.text);
+	r = run_child("LK_CPU=0", body_report_threads);
+	cr_assert_eq(r.status, 1, "the CPUs of the pinned set");
+	free(r.text);
+	r = run_child("LK_THREADS=0", body_report_threads);
+	cr_assert_eq(r.status, 3, "LK_THREADS=0 is fatal");
+	cr_assert(line_at(r.text, "error msg=bad_LK_THREADS", 0), "%s",
+		  r.text);
+	free(r.text);
+	r = run_child("LK_THREADS=2,1", body_report_threads);
+	cr_assert(line_at(r.text, "error msg=bad_LK_THREADS", 0), "%s",
+		  r.text);
+	free(r.text);
+}
+
+Test(rt, region_reports_the_threads_it_ended_with)
+{
+	struct run one = run_child("LK_REPETITIONS=2", body_simple);
+	struct run two = run_child("LK_REPETITIONS=2", body_with_thread);
+	const char *l1 = strstr(one.text, "\ninfo region=kernel threads=");
+	const char *l2 = strstr(two.text, "\ninfo region=kernel threads=");
+
+	cr_assert_eq(one.status, 0);
+	cr_assert_eq(two.status, 0, "%s", two.text);
+	cr_assert(l1 && l2, "%s", two.text);
+	cr_assert_eq(field(l1 + 1, "threads"), 1);
+	cr_assert_eq(field(l2 + 1, "threads"), 2);
+	/* After the last sample, before the end. */
+	cr_assert_gt(l2, line_at(two.text, "sample region=kernel idx=1", 0));
+	free(one.text);
+	free(two.text);
 }
