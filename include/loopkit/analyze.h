@@ -284,10 +284,11 @@ struct lk_rank_corr {
  * tau-b (lk_stat_kendall_tau_b) of each column xs[k] (n values, none
  * NaN; a NULL column gets NaN everywhere) against y, over every row and,
  * when group is not NULL, within the rows of each distinct value of
- * group (a row whose group is NaN is in none). NaN where tau is undefined (fewer than 2 rows, a constant
- * column). Returns 0; -1 when group has more than max_groups distinct
- * values: then r->ngroups is that count and r holds nothing else. Release
- * with lk_rank_corr_release in either case.
+ * group (a row whose group is NaN is in none). NaN where tau is
+ * undefined (fewer than 2 rows, a constant column). Returns 0; -1 when
+ * group has more than max_groups distinct values: then r->ngroups is
+ * that count and r holds nothing else. Release with
+ * lk_rank_corr_release in either case.
  */
 int lk_rank_corr_compute(struct lk_rank_corr *r, const double *const *xs,
 			 size_t nx, const double *y, const double *group,

@@ -128,7 +128,7 @@ void lk_analysis_tau_group(const struct lk_analysis *a, size_t g, char *buf,
 	if (c->categorical)
 		snprintf(buf, size, "%s", c->labels[(size_t)v]);
 	else
-		snprintf(buf, size, "%.17g", v);
+		snprintf(buf, size, "%.15g", v);
 }
 
 /* "kendall": {"by", "groups": [{"value", "rows"}], "features": {NAME:

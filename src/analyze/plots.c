@@ -238,7 +238,7 @@ static void series_title(const struct series *sr, size_t k,
 	} else if (sr->g->categorical) {
 		lk_plot_add_string(s, sr->g->labels[k]);
 	} else {
-		t = lk_asprintf("%s=%g", sr->g->name, sr->values[k]);
+		t = lk_asprintf("%s=%.15g", sr->g->name, sr->values[k]);
 		lk_plot_add_string(s, t);
 		free(t);
 	}
