@@ -269,6 +269,32 @@ double lk_knn_predict(const struct lk_dataset *train, int k,
 		      const double *const *x, size_t row);
 double lk_rmse_r2(const double *pred, const double *y, size_t n, double *r2);
 
+/* Kendall's tau-b of columns against a target, overall and per group. */
+struct lk_rank_corr {
+	size_t nx;             /* columns */
+	size_t ngroups;        /* 0: no grouping column */
+	double *groups;        /* its distinct values, increasing */
+	size_t *group_rows;    /* rows in each group */
+	double *all;           /* nx: over every row; NaN: undefined */
+	double *within;        /* nx * ngroups: column k, group g at
+				  k * ngroups + g */
+};
+
+/*
+ * tau-b (lk_stat_kendall_tau_b) of each column xs[k] (n values, none
+ * NaN; a NULL column gets NaN everywhere) against y, over every row and,
+ * when group is not NULL, within the rows of each distinct value of
+ * group (a row whose group is NaN is in none). NaN where tau is
+ * undefined (fewer than 2 rows, a constant column). Returns 0; -1 when
+ * group has more than max_groups distinct values: then r->ngroups is
+ * that count and r holds nothing else. Release with
+ * lk_rank_corr_release in either case.
+ */
+int lk_rank_corr_compute(struct lk_rank_corr *r, const double *const *xs,
+			 size_t nx, const double *y, const double *group,
+			 size_t n, size_t max_groups);
+void lk_rank_corr_release(struct lk_rank_corr *r);
+
 /* The whole analysis of a CSV file. */
 struct lk_analyze_options {
 	const char *csv;            /* path, "-": stdin */
@@ -285,6 +311,8 @@ struct lk_analyze_options {
 	int permutation;            /* importance repeats; 0: none */
 	int knn;                    /* 0: no k-NN */
 	const char *split_column;
+	const char *tau_by;         /* Kendall's tau within each of its
+				       values too; NULL: over all rows only */
 	double test_fraction;       /* default 0.2 */
 	uint64_t seed;
 	int jobs;

@@ -290,6 +290,7 @@ struct lk_analysis_cfg {
 	long permutation;         /* repeats, default 10; 0: none */
 	double test;              /* seeded test fraction, default 0.2 */
 	long seed;
+	char *tau_by;             /* Kendall's tau per value; NULL: none */
 	struct lk_analysis_plot *plots;
 	size_t nplots;
 	long line;                /* of the analysis in the file */

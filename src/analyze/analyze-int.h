@@ -10,7 +10,7 @@ struct lk_analysis {
 	const char *file;           /* the input's name in messages */
 	struct lk_csv csv;
 	struct lk_table t;
-	int target, split;
+	int target, split, tau_by;     /* columns; -1: none */
 	int *feat;
 	size_t nfeat, missing;
 	const char **feat_names;
@@ -29,6 +29,8 @@ struct lk_analysis {
 	double tree_score, forest_score, knn_score, tree_rmse, forest_rmse;
 	double knn_rmse;
 	double *perm_mean, *perm_std;
+	int has_tau;                  /* a numeric target: tau computed */
+	struct lk_rank_corr tau;      /* of the numeric features */
 	size_t *confusion;            /* nclasses^2, rows true */
 	double *pred;                 /* the tree's prediction per row */
 	double seconds_tree, seconds_forest, seconds_importance;
@@ -50,6 +52,10 @@ void lk_analysis_figs_release(struct lk_analysis_figs *fg);
 /* analysis.html (page.c): self-contained, the figures inline. */
 void lk_analysis_page(const struct lk_analysis *a,
 		      const struct lk_analysis_figs *fg, struct lk_buf *out);
+
+/* The name of --tau-by's g-th value (its label, or the number). */
+void lk_analysis_tau_group(const struct lk_analysis *a, size_t g, char *buf,
+			   size_t size);
 
 /* The JSON summary and the human summary of a finished analysis. */
 void lk_analysis_json(const struct lk_analysis *a, struct lk_buf *out);

@@ -51,6 +51,9 @@ static int select_columns(struct lk_analysis *a)
 	if (o->split_column &&
 	    (a->split = column(a, o->split_column, "--split-column")) < 0)
 		return LK_EINPUT;
+	a->tau_by = -1;
+	if (o->tau_by && (a->tau_by = column(a, o->tau_by, "--tau-by")) < 0)
+		return LK_EINPUT;
 	a->feat = lk_calloc(a->t.ncols + 1, sizeof(*a->feat));
 	for (i = 0; i < o->features.n; i++) {
 		int c = column(a, o->features.v[i], "--features");
@@ -144,6 +147,37 @@ static int classes(struct lk_analysis *a)
 	for (i = 0; i < a->cats.n; i++)
 		a->class_names[i] = a->cats.list[i].label;
 	a->nclasses = (int)a->cats.n;
+	return 0;
+}
+
+#define MAX_TAU_GROUPS 64
+
+/* Kendall's tau of each numeric feature with a numeric target (after
+ * --normalize, which keeps the order), overall and per --tau-by value. */
+static int rank_correlation(struct lk_analysis *a)
+{
+	const double **xs;
+	size_t f;
+	int ret;
+
+	if (a->t.cols[a->target].categorical)
+		return 0;
+	xs = lk_calloc(a->nfeat + 1, sizeof(*xs));
+	for (f = 0; f < a->nfeat; f++)
+		if (!a->t.cols[a->feat[f]].categorical)
+			xs[f] = a->t.cols[a->feat[f]].v;
+	ret = lk_rank_corr_compute(&a->tau, xs, a->nfeat,
+				   a->t.cols[a->target].v,
+				   a->tau_by >= 0 ? a->t.cols[a->tau_by].v
+						  : NULL,
+				   a->t.nrows, MAX_TAU_GROUPS);
+	free(xs);
+	if (ret)
+		return lk_error_at(a->ctx, LK_EINPUT, a->file,
+				   a->t.header_line, "--tau-by: '%s' has %zu "
+				   "values, at most %d", a->o->tau_by,
+				   a->tau.ngroups, MAX_TAU_GROUPS);
+	a->has_tau = 1;
 	return 0;
 }
 
@@ -258,6 +292,8 @@ static int prepare(struct lk_analysis *a, const char *text, size_t len)
 		ret = lk_error_at(a->ctx, LK_EINPUT, a->file, a->t.header_line,
 				  "target '%s': %d classes, at most 256",
 				  a->o->target, a->nclasses);
+	if (!ret)
+		ret = rank_correlation(a);
 	if (!ret)
 		ret = split_rows(a);
 	if (ret)
@@ -407,6 +443,7 @@ static void release(struct lk_analysis *a)
 		free(a->class_names);
 	lk_tree_release(&a->tree);
 	lk_forest_release(&a->forest);
+	lk_rank_corr_release(&a->tau);
 	lk_categories_release(&a->cats);
 	lk_table_release(&a->t);
 	lk_csv_release(&a->csv);
@@ -446,11 +483,13 @@ static void run_key(const struct lk_analyze_options *o, const char *text,
 
 	lk_hash_init(&h);
 	lk_hash_add(&h, text, len);
-	lk_buf_addf(&b, "v1 target=%s split=%s test=%.17g seed=%llu norm=%d "
-		    "cat=%d:%s:%.17g:%.17g:%zu:%zu crit=%d depth=%ld "
+	/* v2: the summary has Kendall's tau. */
+	lk_buf_addf(&b, "v2 target=%s split=%s tau-by=%s test=%.17g seed=%llu "
+		    "norm=%d cat=%d:%s:%.17g:%.17g:%zu:%zu crit=%d depth=%ld "
 		    "mss=%ld msl=%ld mln=%ld mf=%ld ccp=%.17g tseed=%llu "
 		    "forest=%ld fdepth=%ld knn=%d perm=%d", o->target,
-		    o->split_column ? o->split_column : "", o->test_fraction,
+		    o->split_column ? o->split_column : "",
+		    o->tau_by ? o->tau_by : "", o->test_fraction,
 		    (unsigned long long)o->seed, o->normalize, o->cat.method,
 		    o->cat.bandwidth ? o->cat.bandwidth : "", o->cat.step_from,
 		    o->cat.step_width, o->cat.grid, o->cat.min_count,

@@ -4,6 +4,7 @@
  * confusion, categories), each written atomically, the key last.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,6 +12,9 @@
 #include "analyze-int.h"
 
 static const char *const methods[] = {"none", "step", "kde"};
+
+/* Groups the human summary shows (summary.json has them all). */
+#define MAX_TEXT_GROUPS 8
 
 static void num(struct lk_buf *b, double v)
 {
@@ -115,6 +119,60 @@ static void json_tree(const struct lk_analysis *a, struct lk_buf *b)
 	lk_buf_addf(b, "], \"seconds\": %.6f},\n", a->seconds_tree);
 }
 
+void lk_analysis_tau_group(const struct lk_analysis *a, size_t g, char *buf,
+			   size_t size)
+{
+	const struct lk_column *c = &a->t.cols[a->tau_by];
+	double v = a->tau.groups[g];
+
+	if (c->categorical)
+		snprintf(buf, size, "%s", c->labels[(size_t)v]);
+	else
+		snprintf(buf, size, "%.15g", v);
+}
+
+/* "kendall": {"by", "groups": [{"value", "rows"}], "features": {NAME:
+ * {"all", "within": [...]}}} over the numeric features; null without. */
+static void json_tau(const struct lk_analysis *a, struct lk_buf *b)
+{
+	const struct lk_rank_corr *r = &a->tau;
+	char name[256];
+	size_t f, g, n = 0;
+
+	if (!a->has_tau) {
+		lk_buf_adds(b, "  \"kendall\": null,\n");
+		return;
+	}
+	lk_buf_adds(b, "  \"kendall\": {\"by\": ");
+	if (a->o->tau_by)
+		lk_buf_add_json_str(b, a->o->tau_by);
+	else
+		lk_buf_adds(b, "null");
+	lk_buf_adds(b, ", \"groups\": [");
+	for (g = 0; g < r->ngroups; g++) {
+		lk_analysis_tau_group(a, g, name, sizeof(name));
+		lk_buf_adds(b, g ? ", {\"value\": " : "{\"value\": ");
+		lk_buf_add_json_str(b, name);
+		lk_buf_addf(b, ", \"rows\": %zu}", r->group_rows[g]);
+	}
+	lk_buf_adds(b, "],\n    \"features\": {");
+	for (f = 0; f < a->nfeat; f++) {
+		if (a->feat_cols[f]->categorical)
+			continue;
+		lk_buf_adds(b, n++ ? ",\n      " : "\n      ");
+		lk_buf_add_json_str(b, a->feat_names[f]);
+		lk_buf_adds(b, ": {\"all\": ");
+		num(b, r->all[f]);
+		lk_buf_adds(b, ", \"within\": [");
+		for (g = 0; g < r->ngroups; g++) {
+			lk_buf_adds(b, g ? ", " : "");
+			num(b, r->within[f * r->ngroups + g]);
+		}
+		lk_buf_adds(b, "]}");
+	}
+	lk_buf_adds(b, "}},\n");
+}
+
 void lk_analysis_json(const struct lk_analysis *a, struct lk_buf *b)
 {
 	lk_buf_addf(b, "{\n  \"file\": ");
@@ -127,6 +185,7 @@ void lk_analysis_json(const struct lk_analysis *a, struct lk_buf *b)
 		    a->t.nrows, a->train.n, a->test.n, a->t.dropped_filter,
 		    a->missing);
 	json_categories(a, b);
+	json_tau(a, b);
 	json_tree(a, b);
 	if (a->o->forest > 0) {
 		lk_buf_addf(b, "  \"forest\": {\"trees\": %ld, ", a->o->forest);
@@ -154,6 +213,46 @@ void lk_analysis_json(const struct lk_analysis *a, struct lk_buf *b)
 	}
 }
 
+static void text_tau_value(struct lk_buf *b, double v, int width)
+{
+	if (isnan(v))
+		lk_buf_addf(b, " %*s", width, "-");
+	else
+		lk_buf_addf(b, " %*.3f", width, v);
+}
+
+/* One line per numeric feature: tau over all rows, then per group. */
+static void text_tau(const struct lk_analysis *a, struct lk_buf *b)
+{
+	const struct lk_rank_corr *r = &a->tau;
+	char name[256];
+	size_t f, g;
+	int w[MAX_TEXT_GROUPS + 1];
+
+	if (!a->has_tau)
+		return;
+	lk_buf_addf(b, "Kendall's tau-b with %s:\n  %-28s %6s", a->o->target,
+		    "feature", "all");
+	for (g = 0; g < r->ngroups && g < MAX_TEXT_GROUPS; g++) {
+		char head[300];
+
+		lk_analysis_tau_group(a, g, name, sizeof(name));
+		snprintf(head, sizeof(head), "%s=%s", a->o->tau_by, name);
+		w[g] = (int)strlen(head) > 6 ? (int)strlen(head) : 6;
+		lk_buf_addf(b, " %*s", w[g], head);
+	}
+	lk_buf_adds(b, r->ngroups > MAX_TEXT_GROUPS ? " ...\n" : "\n");
+	for (f = 0; f < a->nfeat; f++) {
+		if (a->feat_cols[f]->categorical)
+			continue;
+		lk_buf_addf(b, "  %-28s", a->feat_names[f]);
+		text_tau_value(b, r->all[f], 6);
+		for (g = 0; g < r->ngroups && g < MAX_TEXT_GROUPS; g++)
+			text_tau_value(b, r->within[f * r->ngroups + g], w[g]);
+		lk_buf_adds(b, "\n");
+	}
+}
+
 void lk_analysis_text(const struct lk_analysis *a, struct lk_buf *b)
 {
 	const char *score = a->regression ? "R^2" : "accuracy";
@@ -173,6 +272,7 @@ void lk_analysis_text(const struct lk_analysis *a, struct lk_buf *b)
 				    a->cats.list[i].label, a->cats.list[i].count,
 				    a->cats.list[i].centroid);
 	}
+	text_tau(a, b);
 	lk_buf_addf(b, "tree: depth %d, %zu leaves, test %s %.4f\n",
 		    lk_tree_depth(&a->tree), lk_tree_leaves(&a->tree), score,
 		    a->tree_score);

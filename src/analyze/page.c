@@ -111,6 +111,45 @@ static void scores(const struct lk_analysis *a, struct lk_buf *b)
 	lk_buf_adds(b, "</table>\n");
 }
 
+/* Kendall's tau-b of each numeric feature with the target. */
+static void rank_correlation(const struct lk_analysis *a, struct lk_buf *b)
+{
+	const struct lk_rank_corr *r = &a->tau;
+	char text[320], name[256];
+	size_t f, g;
+
+	if (!a->has_tau)
+		return;
+	lk_buf_adds(b, "<h2>Rank correlation with the target</h2>\n");
+	snprintf(text, sizeof(text), "Kendall's tau-b of each numeric feature "
+		 "with %s: 1 when the target always rises with the feature, "
+		 "-1 when it always falls, 0 when the order says nothing%s.",
+		 a->o->target, r->ngroups ? "; overall, then within the rows "
+		 "of each value of the grouping column" : "");
+	lk_html_tag_text(b, "p", "meta", text);
+	lk_buf_adds(b, "<table><tr><th class=\"t\">feature</th><th>all rows"
+		    "</th>");
+	for (g = 0; g < r->ngroups; g++) {
+		lk_analysis_tau_group(a, g, name, sizeof(name));
+		snprintf(text, sizeof(text), "%s = %s (%zu rows)",
+			 a->o->tau_by, name, r->group_rows[g]);
+		lk_html_tag_text(b, "th", NULL, text);
+	}
+	lk_buf_adds(b, "</tr>\n");
+	for (f = 0; f < a->nfeat; f++) {
+		if (a->feat_cols[f]->categorical)
+			continue;
+		lk_buf_adds(b, "<tr>");
+		lk_html_tag_text(b, "td", "t", a->feat_names[f]);
+		lk_html_td_num(b, "%.3f", r->all[f]);
+		for (g = 0; g < r->ngroups; g++)
+			lk_html_td_num(b, "%.3f",
+				       r->within[f * r->ngroups + g]);
+		lk_buf_adds(b, "</tr>\n");
+	}
+	lk_buf_adds(b, "</table>\n");
+}
+
 static void categories(const struct lk_analysis *a,
 		       const struct lk_analysis_figs *fg, struct lk_buf *b)
 {
@@ -256,6 +295,7 @@ void lk_analysis_page(const struct lk_analysis *a,
 	head(a, out);
 	note(out, fg->plot_note);
 	scores(a, out);
+	rank_correlation(a, out);
 	categories(a, fg, out);
 	importance(a, fg, out);
 	tree(a, fg, out);

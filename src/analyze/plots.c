@@ -176,10 +176,72 @@ static double coord(const struct lk_column *c, size_t i)
 	return c->v[i];
 }
 
-/* Series values of the group column (one, NULL group, for all rows). */
-static size_t series_of(const struct lk_column *g, size_t row)
+/* The series of a grouped plot: one per label of a categorical group
+ * column, one per distinct value of a numeric one (increasing), or one
+ * for every row without a group column. */
+struct series {
+	const struct lk_column *g;
+	double *values;          /* numeric: the distinct values */
+	size_t n;
+};
+
+static void series_init(struct series *sr, const struct lk_column *g,
+			size_t nrows)
 {
-	return g && g->categorical ? (size_t)g->v[row] : 0;
+	size_t i, m = 0;
+
+	sr->g = g;
+	sr->values = NULL;
+	sr->n = g && g->categorical ? g->nlabels : 1;
+	if (!g || g->categorical)
+		return;
+	sr->values = lk_calloc(nrows + 1, sizeof(*sr->values));
+	for (i = 0; i < nrows; i++)
+		if (!isnan(g->v[i]))
+			sr->values[m++] = g->v[i];
+	qsort(sr->values, m, sizeof(*sr->values), cmp_double);
+	for (i = 0, sr->n = 0; i < m; i++)
+		if (!sr->n || sr->values[i] != sr->values[sr->n - 1])
+			sr->values[sr->n++] = sr->values[i];
+}
+
+/* The series of row, or (size_t)-1 for a row in none (no group value). */
+static size_t series_of(const struct series *sr, size_t row)
+{
+	size_t lo = 0, hi = sr->n;
+	double v;
+
+	if (!sr->g)
+		return 0;
+	if (sr->g->categorical)
+		return (size_t)sr->g->v[row];
+	v = sr->g->v[row];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sr->values[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < sr->n && sr->values[lo] == v ? lo : (size_t)-1;
+}
+
+/* The legend's title of series k. */
+static void series_title(const struct series *sr, size_t k,
+			 const char *y_name, struct lk_buf *s)
+{
+	char *t;
+
+	if (!sr->g) {
+		lk_plot_add_string(s, y_name);
+	} else if (sr->g->categorical) {
+		lk_plot_add_string(s, sr->g->labels[k]);
+	} else {
+		t = lk_asprintf("%s=%.15g", sr->g->name, sr->values[k]);
+		lk_plot_add_string(s, t);
+		free(t);
+	}
 }
 
 static void label_tics(struct lk_buf *s, const char *axis,
@@ -201,10 +263,10 @@ static void label_tics(struct lk_buf *s, const char *axis,
 /* Rows of series k as "x y" lines: every row (scatter), or the mean y
  * per distinct x in increasing x (lines). */
 static size_t series_data(const struct lk_analysis *a, const int *col,
-			  size_t k, int scatter, struct lk_buf *d)
+			  const struct series *g, size_t k, int scatter,
+			  struct lk_buf *d)
 {
 	const struct lk_column *x = &a->t.cols[col[0]], *y = &a->t.cols[col[1]];
-	const struct lk_column *g = col[2] >= 0 ? &a->t.cols[col[2]] : NULL;
 	double *xs = lk_calloc(a->t.nrows + 1, sizeof(*xs));
 	size_t i, j, n = 0, points = 0;
 
@@ -248,11 +310,13 @@ static int grouped_plot(struct lk_analysis *a, struct lk_plotdir *pd,
 	int col[3] = {lk_table_find(&a->t, pl->x),
 		      pl->y ? lk_table_find(&a->t, pl->y) : a->target,
 		      pl->group ? lk_table_find(&a->t, pl->group) : -1};
-	const struct lk_column *g = col[2] >= 0 ? &a->t.cols[col[2]] : NULL;
-	size_t k, nseries = g && g->categorical ? g->nlabels : 1;
+	struct series g;
+	size_t k;
 	struct lk_buf d = LK_BUF_INIT, s = LK_BUF_INIT;
 	char name[32];
 	int ret;
+
+	series_init(&g, col[2] >= 0 ? &a->t.cols[col[2]] : NULL, a->t.nrows);
 
 	lk_plot_terminal(&s, 640, 400);
 	lk_buf_adds(&s, "set xlabel ");
@@ -264,19 +328,19 @@ static int grouped_plot(struct lk_analysis *a, struct lk_plotdir *pd,
 	label_tics(&s, "x", &a->t.cols[col[0]]);
 	snprintf(name, sizeof(name), "plot%zu", p + 1);
 	lk_buf_adds(&s, "plot");
-	for (k = 0; k < nseries && k < 64; k++) {
-		size_t n = series_data(a, col, k, pl->scatter, &d);
+	for (k = 0; k < g.n && k < 64; k++) {
+		size_t n = series_data(a, col, &g, k, pl->scatter, &d);
 
 		lk_buf_addf(&s, "%s '%s.dat' index %zu using 1:2", k ? "," : "",
 			    name, k);
 		lk_plot_series_style(&s, k, pl->scatter ? "points"
 							: "linespoints", n);
 		lk_buf_adds(&s, " title ");
-		lk_plot_add_string(&s, g && g->categorical ? g->labels[k]
-							   : a->t.cols[col[1]].name);
+		series_title(&g, k, a->t.cols[col[1]].name, &s);
 	}
 	lk_buf_adds(&s, "\n");
 	ret = draw(a, pd, name, &d, &s, gnuplot, svg);
+	free(g.values);
 	lk_buf_release(&d);
 	lk_buf_release(&s);
 	return ret;

@@ -224,6 +224,7 @@ static int options(struct lk_ctx *ctx, const struct lk_analysis_cfg *c,
 	o->knn = (int)c->knn;
 	o->permutation = (int)c->permutation;
 	o->test_fraction = c->test;
+	o->tau_by = c->tau_by;
 	o->seed = (uint64_t)c->seed;
 	o->plots = c->plots;
 	o->nplots = c->nplots;
@@ -304,6 +305,8 @@ static const char *unknown_column(const struct job *j,
 	for (i = 0; i < c->features.n; i++)
 		if (!known_column(j, c, c->features.v[i]))
 			return c->features.v[i];
+	if (c->tau_by && !known_column(j, c, c->tau_by))
+		return c->tau_by;
 	for (i = 0; i < c->nplots; i++) {
 		const struct lk_analysis_plot *p = &c->plots[i];
 

@@ -27,6 +27,7 @@ static const char usage[] =
 
 struct args {
 	const char *csv, *target, *categories, *bandwidth, *split_column;
+	const char *tau_by;
 	const char *normalize, *criterion, *test, *outdir, *ccp;
 	struct lk_strv features, derive, where;
 	long max_depth, forest, forest_max_depth, seed, knn, jobs, permutation;
@@ -135,6 +136,7 @@ static int convert(struct args *a, struct lk_analyze_options *o,
 					  "0 to 1000 repeats");
 	o->permutation = (int)a->permutation;
 	o->split_column = a->split_column;
+	o->tau_by = a->tau_by;
 	o->test_fraction = 0.2;
 	if (a->test && (lk_parse_double(a->test, &o->test_fraction) ||
 			!(o->test_fraction > 0 && o->test_fraction < 1)))
@@ -248,6 +250,8 @@ int cmd_analyze(int argc, char **argv)
 		{0, "permutation", LK_OPT_LONG, &a.permutation, "N",
 		 "permutation importance repeats (10; 0: none)"},
 		{0, "knn", LK_OPT_LONG, &a.knn, "K", "k-NN baseline (10; 0: none)"},
+		{0, "tau-by", LK_OPT_STRING, &a.tau_by, "COL",
+		 "Kendall's tau with the target within each value of COL too"},
 		{0, "split-column", LK_OPT_STRING, &a.split_column, "NAME",
 		 "'test' (or non-zero) rows are the test set"},
 		{0, "test", LK_OPT_STRING, &a.test, "F", "seeded test fraction (0.2)"},

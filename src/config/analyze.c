@@ -9,6 +9,7 @@
  *       features: [kernel, flags]  # default: columns with >= 2 values
  *       categories: kde            # none, kde, step:FROM:WIDTH
  *       max-depth: 4
+ *       tau-by: flags              # Kendall's tau within each value too
  *       plots:
  *         - {x: kernel, group: flags, kind: scatter}
  *
@@ -27,7 +28,7 @@ static const char *const analysis_keys[] = {
 	"categories", "bandwidth", "criterion", "max-depth",
 	"min-samples-split", "min-samples-leaf", "max-leaf-nodes",
 	"ccp-alpha", "forest", "forest-max-depth", "knn", "permutation",
-	"test", "seed", "plots", NULL,
+	"test", "seed", "plots", "tau-by", NULL,
 };
 static const char *const plot_keys[] = {"x", "y", "group", "kind", NULL};
 static const char *const normalizations[] = {"none", "minmax", "zscore",
@@ -341,6 +342,12 @@ static int load_analysis(struct lk_loader *ld, const yaml_node_t *n,
 
 		a->bandwidth = t ? lk_strdup(t) : NULL;
 	}
+	if (!ret) {
+		const char *t = text_of(ld, n, "tau-by", "analyze.tau-by",
+					&ret);
+
+		a->tau_by = t ? lk_strdup(t) : NULL;
+	}
 	if (!ret)
 		ret = load_longs(ld, n, a);
 	if (!ret)
@@ -400,6 +407,7 @@ static void release_analysis(struct lk_analysis_cfg *a)
 	free(a->categories);
 	free(a->bandwidth);
 	free(a->criterion);
+	free(a->tau_by);
 	for (i = 0; i < a->nplots; i++) {
 		free(a->plots[i].x);
 		free(a->plots[i].y);

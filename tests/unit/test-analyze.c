@@ -280,3 +280,42 @@ Test(analyze, forest_fast_paths_regression)
 {
 	same_as_row_by_row(0);
 }
+
+Test(analyze, rank_correlation_by_group)
+{
+	/* Rising in group 0, falling in group 1; the last row in none. */
+	static const double x[] = {1, 2, 3, 4, 1, 2, 3, 4, 5};
+	static const double same[] = {7, 7, 7, 7, 7, 7, 7, 7, 7};
+	static const double y[] = {10, 20, 30, 40, 4, 3, 2, 1, 0};
+	const double group[] = {0, 0, 0, 0, 1, 1, 1, 1, NAN};
+	const double *xs[] = {x, NULL, same};
+	struct lk_rank_corr r;
+
+	cr_assert_eq(lk_rank_corr_compute(&r, xs, 3, y, group, 9, 8), 0);
+	cr_assert_eq(r.ngroups, 2);
+	cr_assert_eq(r.groups[0], 0);
+	cr_assert_eq(r.groups[1], 1);
+	cr_assert_eq(r.group_rows[0], 4);
+	cr_assert_eq(r.group_rows[1], 4);
+	/* Brute force over the 36 pairs: 12 concordant, 20 discordant,
+	 * 4 tied in x: -8 / sqrt(32 * 36). */
+	cr_assert_float_eq(r.all[0], -0.23570226039551587, 1e-12);
+	cr_assert_float_eq(r.within[0], 1, 1e-12);
+	cr_assert_float_eq(r.within[1], -1, 1e-12);
+	/* A missing column and a constant one: undefined. */
+	cr_assert(isnan(r.all[1]) && isnan(r.within[2]) && isnan(r.within[3]));
+	cr_assert(isnan(r.all[2]) && isnan(r.within[4]) && isnan(r.within[5]));
+	lk_rank_corr_release(&r);
+
+	/* No grouping column: over all rows only. */
+	cr_assert_eq(lk_rank_corr_compute(&r, xs, 1, y, NULL, 9, 8), 0);
+	cr_assert_eq(r.ngroups, 0);
+	cr_assert_float_eq(r.all[0], -0.23570226039551587, 1e-12);
+	lk_rank_corr_release(&r);
+
+	/* Too many groups: refused, the count given. */
+	cr_assert_eq(lk_rank_corr_compute(&r, xs, 1, y, x, 9, 4), -1);
+	cr_assert_eq(r.ngroups, 5);
+	cr_assert_null(r.all);
+	lk_rank_corr_release(&r);
+}
