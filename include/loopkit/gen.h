@@ -207,5 +207,9 @@ void lk_asm_plan_release(struct lk_asm_plan *plan);
  */
 int lk_asm_stage(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
 		 const struct lk_sweep *sw, struct lk_stage_summary *sum);
+/* sum's items from plan: one per variant, "ok", in plan order; done =
+ * their number. sum's line is left to the caller. */
+void lk_asm_plan_items(const struct lk_asm_plan *plan,
+		       struct lk_stage_summary *sum);
 
 #endif

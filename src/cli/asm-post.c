@@ -379,7 +379,6 @@ int lk_cli_asm_stage(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
 {
 	struct lk_cli_asm_mca mca = {0};
 	struct lk_asm_plan plan = {0};
-	size_t i;
 	int ret;
 
 	(void)opts;
@@ -394,14 +393,7 @@ int lk_cli_asm_stage(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
 		ret = lk_cli_asm_post(ctx, s, campaign, cfg, &plan, NULL, 1,
 				      &mca);
 	if (!ret) {
-		sum->items = lk_calloc(plan.n + 1, sizeof(*sum->items));
-		sum->n = plan.n;
-		for (i = 0; i < plan.n; i++) {
-			sum->items[i].variant_id = plan.units[i].variant_id;
-			sum->items[i].label = lk_strdup(plan.units[i].label);
-			lk_stage_item_set(&sum->items[i], "ok", "");
-		}
-		sum->done = (long)plan.n;
+		lk_asm_plan_items(&plan, sum);
 		sum->line = lk_asprintf("%zu asm variants: %s; bodies "
 					"predicted by %zu llvm-mca%s",
 					plan.n, cfg->asm_body.difference

@@ -419,23 +419,30 @@ int lk_asm_stage(struct lk_ctx *ctx, struct lk_store *s, int64_t campaign,
 		 const struct lk_sweep *sw, struct lk_stage_summary *sum)
 {
 	struct lk_asm_plan plan;
-	size_t i;
 	int ret = lk_asm_campaign(ctx, s, campaign, sw, &plan);
 
 	if (!ret) {
-		sum->items = lk_calloc(plan.n + 1, sizeof(*sum->items));
-		sum->n = plan.n;
-		for (i = 0; i < plan.n; i++) {
-			sum->items[i].variant_id = plan.units[i].variant_id;
-			sum->items[i].label = lk_strdup(plan.units[i].label);
-			lk_stage_item_set(&sum->items[i], "ok", "");
-		}
-		sum->done = (long)plan.n;
+		lk_asm_plan_items(&plan, sum);
 		sum->line = lk_asprintf("%zu asm variants written and "
 					"recorded", plan.n);
 	}
 	lk_asm_plan_release(&plan);
 	return ret;
+}
+
+void lk_asm_plan_items(const struct lk_asm_plan *plan,
+		       struct lk_stage_summary *sum)
+{
+	size_t i;
+
+	sum->items = lk_calloc(plan->n + 1, sizeof(*sum->items));
+	sum->n = plan->n;
+	for (i = 0; i < plan->n; i++) {
+		sum->items[i].variant_id = plan->units[i].variant_id;
+		sum->items[i].label = lk_strdup(plan->units[i].label);
+		lk_stage_item_set(&sum->items[i], "ok", "");
+	}
+	sum->done = (long)plan->n;
 }
 
 void lk_asm_plan_release(struct lk_asm_plan *plan)

@@ -41,21 +41,6 @@ static int latest_run(struct lk_ctx *ctx, struct lk_store *s,
 	return ret;
 }
 
-static void read_row(sqlite3_stmt *st, struct lk_result_row *row)
-{
-	row->region = store_column_dup(st, 0);
-	row->metric = store_column_dup(st, 1);
-	row->source = store_column_dup(st, 2);
-	row->unit = store_column_dup(st, 3);
-	row->has_value = sqlite3_column_type(st, 4) != SQLITE_NULL;
-	row->value = sqlite3_column_double(st, 4);
-	row->reducer = store_column_dup(st, 5);
-	row->n = (long)sqlite3_column_int64(st, 6);
-	row->spread = sqlite3_column_double(st, 7);
-	row->flags = store_column_dup(st, 8);
-	row->primary = sqlite3_column_int(st, 9);
-}
-
 static int read_rows(struct lk_ctx *ctx, struct lk_store *s, int64_t run,
 		     struct lk_result_row **rows, size_t *n)
 {
@@ -71,7 +56,7 @@ static int read_rows(struct lk_ctx *ctx, struct lk_store *s, int64_t run,
 	sqlite3_bind_int64(st, 1, run);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		LK_GROW(*rows, *n + 1, alloc);
-		read_row(st, &(*rows)[(*n)++]);
+		store_result_read(st, &(*rows)[(*n)++]);
 	}
 	if (rc != SQLITE_DONE)
 		ret = store_fail(ctx, s, "cannot read the results of run %lld",

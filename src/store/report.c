@@ -90,21 +90,6 @@ static const char results_sql[] =
 	" flags, is_primary FROM results WHERE run_id = ?1"
 	" ORDER BY position";
 
-static void read_result(sqlite3_stmt *st, struct lk_result_row *row)
-{
-	row->region = store_column_dup(st, 0);
-	row->metric = store_column_dup(st, 1);
-	row->source = store_column_dup(st, 2);
-	row->unit = store_column_dup(st, 3);
-	row->has_value = sqlite3_column_type(st, 4) != SQLITE_NULL;
-	row->value = sqlite3_column_double(st, 4);
-	row->reducer = store_column_dup(st, 5);
-	row->n = (long)sqlite3_column_int64(st, 6);
-	row->spread = sqlite3_column_double(st, 7);
-	row->flags = store_column_dup(st, 8);
-	row->primary = sqlite3_column_int(st, 9);
-}
-
 static int load_params(struct lk_ctx *ctx, struct lk_store *s,
 		       sqlite3_stmt *st, struct lk_variant_measure *v)
 {
@@ -135,7 +120,7 @@ static int load_results(struct lk_ctx *ctx, struct lk_store *s,
 	sqlite3_bind_int64(st, 1, run);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		LK_GROW(v->results, v->nresults + 1, alloc);
-		read_result(st, &v->results[v->nresults++]);
+		store_result_read(st, &v->results[v->nresults++]);
 	}
 	if (rc != SQLITE_DONE)
 		return store_fail(ctx, s, "cannot read the results of run "

@@ -254,7 +254,7 @@ int lk_store_run_count(struct lk_ctx *ctx, struct lk_store *s,
 			   " v.campaign_id = ?1", campaign, n);
 }
 
-static void read_result(sqlite3_stmt *st, struct lk_result_row *row)
+void store_result_read(sqlite3_stmt *st, struct lk_result_row *row)
 {
 	row->region = store_column_dup(st, 0);
 	row->metric = store_column_dup(st, 1);
@@ -293,7 +293,7 @@ int lk_store_results_get(struct lk_ctx *ctx, struct lk_store *s,
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		LK_GROW(out, len + 1, alloc);
-		read_result(st, &out[len++]);
+		store_result_read(st, &out[len++]);
 	}
 	if (rc != SQLITE_DONE)
 		ret = store_fail(ctx, s, "cannot read the results of variant "

@@ -105,5 +105,9 @@ int store_count(struct lk_ctx *ctx, struct lk_store *s, const char *sql,
 
 /* Owned copy of a text column, "" for NULL. */
 LK_GIVE char *store_column_dup(sqlite3_stmt *st, int i);
+/* A results row from the current row of st, whose columns are region,
+ * metric, source, unit, value, reducer, n, spread, flags, is_primary in
+ * that order; the strings are owned by row (runs.c). */
+void store_result_read(sqlite3_stmt *st, struct lk_result_row *row);
 
 #endif
