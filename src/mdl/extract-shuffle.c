@@ -34,8 +34,8 @@ static void unpck(struct perm *p, unsigned bytes, int hi, int s1, int s2)
 		}
 }
 
-/* valign[dq], vperm(pd|q) by an immediate, vpermilpd, extract and
- * insert of 128/256-bit halves: lanes across the register. */
+/* valign[dq], vperm(pd|q) by an immediate, vpermilpd, vperm2f128,
+ * extract and insert of 128/256-bit halves: lanes across the register. */
 static int perm_cross(const char *m, const struct lk_operand *d, int s1,
 		      int s2, int one, long long imm, int has_imm,
 		      unsigned b2, unsigned L, struct perm *p)
@@ -54,6 +54,17 @@ static int perm_cross(const char *m, const struct lk_operand *d, int s1,
 	    one == s2 && s1 == 0) {
 		for (j = 0; j < L; j++)
 			sel(p, j, one, (j & ~3u) + ((imm >> (2 * (j % 4))) & 3));
+		return 1;
+	}
+	/* vperm2f128/vperm2i128: each 128-bit half of the destination one
+	 * half of either source (imm[1:0], imm[5:4]); zeroing not known */
+	if ((!strcmp(m, "perm2f128") || !strcmp(m, "perm2i128")) &&
+	    has_imm && s1 && !(imm & 0x88) && d->bytes == 32) {
+		p->elem = 8;
+		for (j = 0; j < 4; j++) {
+			k = (unsigned)(imm >> (j < 2 ? 0 : 4)) & 3;
+			sel(p, j, k < 2 ? s1 : s2, (k & 1) * 2 + j % 2);
+		}
 		return 1;
 	}
 	if (!strcmp(m, "permilpd") && has_imm && s1 == 0) {

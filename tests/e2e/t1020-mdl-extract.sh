@@ -2,7 +2,8 @@
 # each extracts as the rules of doc/loopkit-mdl.md say (streams,
 # strides, offsets, coalesced sizes, Add/Mul, unroll, spill/fill,
 # refusals, carried recurrences), and the scalar, unrolled, vectorised
-# and renamed triads share one canonical body.
+# and renamed triads share one canonical body; so do a scalar stencil
+# and its AVX2 form with a register rotated through vperm2f128.
 . tests/e2e/lib.sh
 command -v python3 >/dev/null || skip "python3 not installed"
 command -v cc >/dev/null || skip "no C compiler to assemble with"
@@ -68,6 +69,11 @@ for n, u in [("stencil", 1), ("stencil-x2", 2)]:
            "3 points coalesced into 24 bytes")
 expect("stencil", get("stencil")["canonical"] == get("stencil-x2")["canonical"],
        "same canonical body at unroll 1 and 2")
+# clang's register rotation through vperm2f128 and vshufpd by immediates
+x = get("stencil-avx2-rotated")
+expect("stencil-avx2-rotated", x["meta"]["unroll"] == 4 and
+       x["canonical"] == get("stencil")["canonical"],
+       "the shuffled rotation is the scalar stencil's body")
 for n, u, c in [("dot", 1, 1), ("dot-x4", 4, 4)]:
     x = get(n)
     expect(n, x["meta"]["unroll"] == u and x["meta"]["carried"] == c and
