@@ -47,8 +47,9 @@ static void emit_header(const struct rp *p, const struct lk_mdl_replay *r,
 
 static void emit_tables(const struct rp *p, struct lk_buf *out)
 {
-	static const char *const fields[] = {"rp_alloc", "rp_origin",
-					     "rp_chunk_step", "rp_index_off"};
+	static const char *const fields[] = {
+		"rp_alloc", "rp_origin", "rp_chunk_step", "rp_index_off",
+		"rp_blocks", "rp_lanes", "rp_lane_step"};
 	size_t i, f;
 	int r;
 
@@ -57,8 +58,11 @@ static void emit_tables(const struct rp *p, struct lk_buf *out)
 		    p->fp4 > p->fp8 ? "float" : "double");
 	lk_buf_adds(out, "/* Per stream (base register): bytes allocated, "
 		    "the address of chunk 0\n * from the array's start, the "
-		    "change from one chunk to the next, and\n * what the index "
-		    "registers add to the base. */\n");
+		    "change from one block to the next,\n * what the index "
+		    "registers add to the base; call c takes block\n * c % "
+		    "blocks of lane c / blocks, lanes lane_step bytes apart "
+		    "(a stream\n * touching a line per access cycles through "
+		    "the lines between). */\n");
 	lk_buf_adds(out, "static const int rp_reg[RP_GROUPS + 1] = {");
 	for (i = 0; i < p->ngroups; i++)
 		lk_buf_addf(out, "%d, ", p->groups[i].reg);
@@ -68,10 +72,11 @@ static void emit_tables(const struct rp *p, struct lk_buf *out)
 			    fields[f]);
 		for (i = 0; i < p->ngroups; i++) {
 			const struct rp_group *g = &p->groups[i];
-			long v = f == 0 ? g->alloc : f == 1 ? g->origin :
-				 f == 2 ? g->chunk_step : g->index_off;
+			long v[] = {g->alloc, g->origin, g->chunk_step,
+				    g->index_off, g->blocks, g->lanes,
+				    (long)g->touch.lane_step};
 
-			lk_buf_addf(out, "%ldL, ", v);
+			lk_buf_addf(out, "%ldL, ", v[f]);
 		}
 		lk_buf_adds(out, "0};\n");
 	}
@@ -209,11 +214,14 @@ static void emit_epilogue(const struct rp *p, struct lk_buf *out)
 
 static void emit_driver(const struct rp *p, struct lk_buf *out)
 {
+	lk_buf_adds(out, mdl_walk_lane_c);
 	lk_buf_adds(out, "/* One measured step: the loop on the current "
 		    "chunk. */\nstatic void rp_step(void)\n{\n\tlong g;\n\n"
 		    "\tfor (g = 0; g < RP_GROUPS; g++)\n"
 		    "\t\trp_gpr[rp_reg[g]] = (long)(rp_array[g] + "
-		    "rp_origin[g] +\n\t\t\trp_chunk * rp_chunk_step[g]) - "
+		    "rp_origin[g] +\n\t\t\trp_chunk % rp_blocks[g] * "
+		    "rp_chunk_step[g] +\n\t\t\tlk_mdl_lane(rp_chunk / "
+		    "rp_blocks[g], rp_lanes[g]) *\n\t\t\trp_lane_step[g]) - "
 		    "rp_index_off[g];\n");
 	if (p->bound >= 0)
 		lk_buf_addf(out, "\trp_gpr[%d] = rp_gpr[%d] + %lldL;\n",

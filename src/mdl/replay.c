@@ -20,6 +20,7 @@
 
 #define SPAN_MAX (64L << 20)         /* displacement span of a stream */
 #define ITERATIONS_PER_CALL 8192L    /* canonical, as concretize */
+#define MIN_CALL 1024L               /* canonical: see mdl_walk_trips */
 #define SIMULATE_MAX (1L << 24)
 
 const char *const mdl_rp_gpr_names[NGPR] = {
@@ -514,19 +515,47 @@ static long round_up(long x, long to)
 	return (x + to - 1) / to * to;
 }
 
+/* Each stream's touch (walk.c): its accesses' offsets in one
+ * iteration, before the index registers' starts (common to a stream's
+ * accesses of one index). */
+static void touch_groups(struct rp *p)
+{
+	struct mdl_span *sp = lk_calloc(p->naccs + 1, sizeof(*sp));
+	size_t g, i, n;
+
+	for (g = 0; g < p->ngroups; g++) {
+		for (i = n = 0; i < p->naccs; i++) {
+			const struct rp_acc *a = &p->accs[i];
+
+			if (a->base != p->groups[g].reg)
+				continue;
+			sp[n].off = a->disp + (a->index >= 0 ?
+				(long long)a->scale * a->pre_index : 0);
+			sp[n++].size = a->bytes;
+		}
+		mdl_stream_touch(p->groups[g].stride, sp, n,
+				 &p->groups[g].touch);
+	}
+	free(sp);
+}
+
 /* Trips per call: the compiled count when the bound is an immediate
  * and its footprint fits; else as many as the level allows, at most
  * ITERATIONS_PER_CALL canonical iterations, a multiple of what keeps
- * every chunk 64-byte aligned. */
+ * every chunk 64-byte aligned. The level's bytes are those of the
+ * lines the streams touch (walk.c), not the bytes they span. */
 static void choose_trips(struct rp *p, long unroll)
 {
-	long walk = 0, per_call, sweep, unit = 1, natural = 0;
+	long walk = 0, per_call, sweep, unit = 1, natural = 0, lanes = 1;
 	size_t i;
 
+	touch_groups(p);
 	for (i = 0; i < p->ngroups; i++) {
 		long s = labs((long)p->groups[i].stride), u = 64;
 
-		walk += s;
+		walk += (long)p->groups[i].touch.touched;
+		if (p->groups[i].touch.lanes > lanes)
+			lanes = p->groups[i].touch.lanes;
 		while (s && u > 1 && s % u)
 			u /= 2;
 		if (s && 64 / u > unit)
@@ -544,7 +573,10 @@ static void choose_trips(struct rp *p, long unroll)
 		p->trips = natural;
 		p->kept = 1;
 	} else {
-		p->trips = sweep < per_call ? sweep : per_call;
+		p->trips = mdl_walk_trips(sweep, per_call,
+					  MIN_CALL / unroll > 0 ?
+						  MIN_CALL / unroll : 1,
+					  lanes);
 		if (p->trips >= unit)
 			p->trips = p->trips / unit * unit;
 	}
@@ -617,10 +649,12 @@ static int layout(struct rp *p)
 
 	for (i = 0; i < p->ngroups; i++) {
 		struct rp_group *g = &p->groups[i];
-		long rel_lo, rel_hi, s = labs((long)g->stride);
+		long rel_lo, rel_hi, s = labs((long)g->stride), run;
 		long step = round_up(p->trips * s, 64);
-		long run = (p->chunks - 1) * step;
 
+		mdl_walk_cycle(p->chunks, g->touch.lanes, &g->blocks,
+			       &g->lanes);
+		run = (g->blocks - 1) * step;
 		footprint(p, g);
 		g->shift = align_shift(p, g);
 		if (g->disp_hi - g->disp_lo > SPAN_MAX)
@@ -633,7 +667,9 @@ static int layout(struct rp *p)
 			    (g->stride < 0 ? run : 0) + g->shift;
 		g->chunk_step = g->stride < 0 ? -step : g->stride ? step : 0;
 		g->alloc = round_up(g->origin + (g->stride > 0 ? run : 0) +
-				    (rel_hi > 0 ? rel_hi : 0) + 64, 64);
+				    (rel_hi > 0 ? rel_hi : 0) +
+				    (g->lanes - 1) * (long)g->touch.lane_step +
+				    64, 64);
 	}
 	return 0;
 }

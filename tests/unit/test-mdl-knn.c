@@ -90,6 +90,30 @@ Test(mdl_knn, features_far_lines)
 	lk_mdl_release(&m);
 }
 
+/* A column stencil (a[i-1][j], a[i][j], a[i+1][j] walking i) touches
+ * one new line per iteration: the other two were touched before. */
+Test(mdl_knn, features_column_stencil_one_line)
+{
+	static const char col[] =
+		"MDL 1\nMeta:\nData:\n  flow a\n  flow b\nBody:\nTrip: 4\n"
+		"I/O: In: a 4096 Out: b 32\nLoopBody:\n"
+		"  In:  a Stride: 576 Offset: -576 Size: 8\n"
+		"       a Stride: 576 Offset: 0 Size: 8\n"
+		"       a Stride: 576 Offset: 576 Size: 8\n"
+		"  Out: b Stride: 8 Offset: 0 Size: 8\n"
+		"  Add: 2 Mul: 0\n";
+	struct lk_ctx ctx;
+	struct lk_mdl m;
+	double f[LK_MDL_NFEATURES];
+
+	lk_ctx_init(&ctx);
+	parse(col, &m);
+	cr_assert_eq(lk_mdl_features(&ctx, "t.mdl", &m, -1, f), 0, "%s",
+		     ctx.msg);
+	cr_assert_eq(f[5], 1);
+	lk_mdl_release(&m);
+}
+
 Test(mdl_knn, features_four_byte_elements_and_errors)
 {
 	static const char f4[] =
