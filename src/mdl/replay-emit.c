@@ -121,8 +121,12 @@ static void emit_prologue(const struct rp *p, struct lk_buf *out)
 		    "\t\"push %rbx\\n\"\n\t\"push %rbp\\n\"\n"
 		    "\t\"push %r12\\n\"\n\t\"push %r13\\n\"\n"
 		    "\t\"push %r14\\n\"\n\t\"push %r15\\n\"\n");
-	lk_buf_addf(out, "\t\"sub $%ld, %%rsp\\n\"\n\t\"mov %%rsi, %ld(%%rsp)"
-		    "\\n\"\n", FRAME, FRAME - 8);
+	/* The frame aligned to 64 bytes: a loop that realigned its own
+	 * (gcc's nussinov: and $-32, %rsp) addresses it with vmovdqa. */
+	lk_buf_addf(out, "\t\"mov %%rsp, %%rax\\n\"\n\t\"sub $%ld, %%rsp\\n\"\n"
+		    "\t\"and $-64, %%rsp\\n\"\n\t\"mov %%rax, %ld(%%rsp)\\n\"\n"
+		    "\t\"mov %%rsi, %ld(%%rsp)\\n\"\n", FRAME, FRAME - 16,
+		    FRAME - 8);
 	for (r = 0; r < 32; r++)
 		if (p->vec >> r & 1)
 			lk_buf_addf(out, "\t\"%s %d(%%rsi), %%%s%d\\n\"\n", mov,
@@ -192,7 +196,7 @@ static void emit_epilogue(const struct rp *p, struct lk_buf *out)
 	size_t k;
 
 	emit_save(p, out);
-	lk_buf_addf(out, "\t\"add $%ld, %%rsp\\n\"\n", FRAME);
+	lk_buf_addf(out, "\t\"mov %ld(%%rsp), %%rsp\\n\"\n", FRAME - 16);
 	if (p->vex)
 		lk_buf_adds(out, "\t\"vzeroupper\\n\"\n");
 	lk_buf_adds(out, "\t\"pop %r15\\n\"\n\t\"pop %r14\\n\"\n"
