@@ -237,6 +237,11 @@ static int accesses(struct rp *p)
 		int r;
 
 		if (induction_def(in, &r, &c) && p->induction[r]) {
+			if (writes_flags(in)) {     /* add $8, %rax; jne */
+				p->flag_insn = i;
+				memcpy(p->pre_flags, pre, sizeof(pre));
+				p->has_flags = 1;
+			}
 			pre[r] += c;
 			continue;
 		}

@@ -1,7 +1,9 @@
 # loopkit mdl replay: the hand-written loops of tests/data/mdl/asm re-run
 # verbatim at an L1 and a RAM working set with positive tsc-calibrated
 # figures (dot-global's store to a global, RIP-relative, goes to a
-# writable scratch slot), RAM >= L1 for the streaming triad; --dry-run
+# writable scratch slot; counter-flags's exit reads the flags of its
+# counter's add; stack-aligned's vmovdqa needs the frame 32-byte
+# aligned), RAM >= L1 for the streaming triad; --dry-run
 # shows the loop's own bytes; the indirect, branchy and eight-stream
 # loops are refused with
 # their reasons; a kernelified triad's replay at L1 is within 0.5x..2x
@@ -35,7 +37,11 @@ grep -q '^/\* dry run: would record this file in campaign triad.s:mdl-replay' \
 [ ! -e loopkit.d ] || fail "dry run created a store"
 
 # L1 and RAM: positive, labelled, RAM >= L1 for the streaming triad.
-for t in triad triad-x4 stencil dot-x4 decreasing stride4 copy-spill dot-global; do
+loops="triad triad-x4 stencil dot-x4 decreasing stride4 copy-spill dot-global
+	counter-flags"
+# stack-aligned is AVX code: only where the CPU runs it
+"$LOOPKIT" env | grep '^cpu\.isa ' | grep -qw avx && loops="$loops stack-aligned"
+for t in $loops; do
 	for l in L1 RAM; do
 		eval "lv=\$$l"
 		"$LOOPKIT" mdl replay "$A/$t.s" $lv --json -o d >"$t.$l.json" ||
