@@ -24,6 +24,9 @@ struct xnode {
 	 * is the value those bytes hold at the end of the iteration (the
 	 * next iteration's φ), 0 when several. */
 	unsigned reg, lo, len;
+	int stack;                /* XN_PHI of stack bytes [addr, addr+len)
+				     from base register reg */
+	int64_t addr;
 	size_t final;
 	size_t chain;             /* XN_OP on an accumulation chain: its
 				     φ's node number, else 0 */
@@ -53,6 +56,7 @@ struct xloop {
 	size_t nflows;
 	long lanes, spill_fill, carried, split;
 	long remat;               /* carried values re-materialised as loads */
+	long forward_fail;        /* stack loads no one store forwards to */
 };
 
 /* Destination lane j is lane lane[j] of operand src[j] (0: the

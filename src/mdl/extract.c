@@ -19,6 +19,7 @@ struct slot {
 	unsigned base;
 	int64_t addr;             /* one byte */
 	size_t val;
+	size_t store;             /* 1 + the instruction that wrote it */
 };
 
 struct walk {
@@ -33,6 +34,7 @@ struct walk {
 	struct slot *swritten;    /* stack bytes written anywhere */
 	size_t nsw, asw;
 	unsigned sp, bp;          /* rsp, rbp */
+	size_t cur;               /* 1 + the instruction being walked */
 };
 
 /* ---- The graph. ---- */
@@ -94,14 +96,21 @@ static int is_rip(const struct lk_operand *o)
 	return o->base && lk_reg_class_of(o->base) == LK_REG_IP;
 }
 
-static size_t *slot_at(struct walk *w, unsigned base, int64_t addr)
+static struct slot *slot_find(struct walk *w, unsigned base, int64_t addr)
 {
 	size_t i;
 
 	for (i = 0; i < w->nslots; i++)
 		if (w->slots[i].base == base && w->slots[i].addr == addr)
-			return &w->slots[i].val;
+			return &w->slots[i];
 	return NULL;
+}
+
+static size_t *slot_at(struct walk *w, unsigned base, int64_t addr)
+{
+	struct slot *s = slot_find(w, base, addr);
+
+	return s ? &s->val : NULL;
 }
 
 static int stack_written(const struct walk *w, unsigned base, int64_t addr)
@@ -164,7 +173,12 @@ static size_t slot_values(struct walk *w, const struct lk_operand *o,
 				w->x->nodes[phi].carried =
 					stack_written(w, o->base, addr);
 				w->x->carried += w->x->nodes[phi].carried;
+				w->x->nodes[phi].stack = 1;
+				w->x->nodes[phi].reg = o->base;
+				w->x->nodes[phi].addr = addr;
 			}
+			w->x->nodes[phi].len = (unsigned)(addr + 1 -
+						w->x->nodes[phi].addr);
 			val = phi;
 		}
 		for (k = 0; k < nv && v[k] != val; k++)
@@ -236,15 +250,16 @@ static void write_lane(struct walk *w, const struct lk_operand *d, unsigned j,
 	if (is_stack(w, d)) {
 		for (b = 0; b < elem; b++) {
 			int64_t addr = d->disp + (int64_t)j * elem + b;
-			size_t *s = slot_at(w, d->base, addr);
+			struct slot *s = slot_find(w, d->base, addr);
 
 			if (!s) {
 				LK_GROW(w->slots, w->nslots + 1, w->aslots);
-				w->slots[w->nslots].base = d->base;
-				w->slots[w->nslots].addr = addr;
-				s = &w->slots[w->nslots++].val;
+				s = &w->slots[w->nslots++];
+				s->base = d->base;
+				s->addr = addr;
 			}
-			*s = val;
+			s->val = val;
+			s->store = w->cur;
 		}
 		return;
 	}
@@ -574,6 +589,32 @@ static void permute(struct walk *w, const struct lk_insn_ops *in,
 		w->x->spill_fill++;
 }
 
+/*
+ * A load of stack bytes that no single store of this iteration wrote
+ * all of (two stores, or a store and older bytes): the store cannot be
+ * forwarded to it, and it waits for the stores to reach the cache
+ * (gcc's nussinov assembles a vector from two 8-byte stores).
+ */
+static void check_forward(struct walk *w, const struct lk_operand *o)
+{
+	size_t first = 0;
+	unsigned b, n = o->bytes ? o->bytes : 8;
+	int mixed = 0, fresh = 0;
+
+	for (b = 0; b < n; b++) {
+		const struct slot *sl = slot_find(w, o->base, o->disp + b);
+		size_t id = sl ? sl->store : 0;
+
+		fresh |= id != 0;
+		if (!b)
+			first = id;
+		else if (id != first)
+			mixed = 1;
+	}
+	if (fresh && mixed)
+		w->x->forward_fail++;
+}
+
 static void step(struct walk *w, const struct lk_insn_ops *in)
 {
 	const struct lk_operand *d = NULL, *s = NULL;
@@ -591,6 +632,9 @@ static void step(struct walk *w, const struct lk_insn_ops *in)
 	for (k = 0; k < in->nops; k++) {
 		const struct lk_operand *o = &in->ops[k];
 
+		if (o->kind == LK_OPND_MEM && o->read && !o->agen &&
+		    is_stack(w, o))
+			check_forward(w, o);
 		if (!data_operand(o))
 			continue;
 		if (o->write && !d)
@@ -631,6 +675,26 @@ static void step(struct walk *w, const struct lk_insn_ops *in)
 
 /* ---- Loop-carried values. ---- */
 
+/* A stack slot φ's final value: what its bytes hold at the end of the
+ * iteration, when one value. */
+static void stack_final(struct walk *w, struct xnode *p, size_t n)
+{
+	size_t *v;
+	unsigned b;
+
+	p->final = 0;
+	for (b = 0; b < p->len; b++) {
+		v = slot_at(w, p->reg, p->addr + b);
+		if (!v || (b && *v != p->final)) {
+			p->final = 0;
+			return;
+		}
+		p->final = *v;
+	}
+	if (p->final == n)
+		p->final = 0;
+}
+
 /* Each register φ's final value: what its bytes hold at the end. */
 static void finals(struct walk *w)
 {
@@ -643,6 +707,10 @@ static void finals(struct walk *w)
 
 		if (p->kind != XN_PHI || !p->carried || !p->reg || !p->len)
 			continue;
+		if (p->stack) {
+			stack_final(w, p, n);
+			continue;
+		}
 		p->final = w->val[p->reg][p->lo];
 		for (b = p->lo; b < p->lo + p->len && b < VBYTES; b++)
 			if (w->val[p->reg][b] != p->final)
@@ -700,8 +768,10 @@ int mdl_x_walk(const struct lk_cfg *cfg, size_t head, struct xloop *x,
 	}
 	scan_registers(w);
 	ret = check_addresses(w, reason);
-	for (i = 0; !ret && i < w->n; i++)
+	for (i = 0; !ret && i < w->n; i++) {
+		w->cur = i + 1;
 		step(w, &w->ops[i]);
+	}
 	for (i = 0; !ret && i < x->naccs; i++) {
 		struct xacc *a = &x->accs[i];
 

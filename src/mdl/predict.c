@@ -140,6 +140,22 @@ static double chain_bound(const struct lk_mdl_db_row *db,
 	       (double)(unroll > 0 ? unroll : 1);
 }
 
+/*
+ * Cycles per canonical iteration of m's failed store forwards (meta
+ * forward_fail per compiled iteration, over meta.unroll): each waits
+ * for the stores before it to reach the cache, one after the other.
+ * 0 when m has none or the database lacks their latency.
+ */
+static double forward_bound(const struct lk_mdl_db_row *db,
+			    const struct lk_mdl *m)
+{
+	long n = meta_long(m, "forward_fail"), unroll = meta_long(m, "unroll");
+
+	return n ? (double)n * latency(db, LK_MDL_LAT_FORWARD_FAIL) /
+			   (double)(unroll > 0 ? unroll : 1)
+		 : 0;
+}
+
 int lk_mdl_predict(struct lk_ctx *ctx, const struct lk_mdl_db_row *db,
 		   const char *file, const struct lk_mdl *m,
 		   enum lk_mdl_level level,
@@ -175,6 +191,8 @@ int lk_mdl_predict(struct lk_ctx *ctx, const struct lk_mdl_db_row *db,
 	}
 	out->knn = out->value;
 	out->bound = chain_bound(db, m);
+	if (forward_bound(db, m) > out->bound)
+		out->bound = forward_bound(db, m);
 	if (out->bound > out->value)
 		out->value = out->bound;
 	return 0;

@@ -90,6 +90,12 @@ expect("dot-x4", chain("dot-x4") == {"chain_add": 1}, "four chains of one add")
 expect("triad", chain("triad") == {}, "no chain")
 expect("recurrence", chain("recurrence") == {"chain_add": 1, "chain_div": 1,
        "chain_forward": 1}, "add, div and a store loaded back")
+expect("spilled-sum", chain("spilled-sum") == {"chain_add": 1,
+       "chain_forward": 1}, "an add through a stack slot")
+expect("forward-fail", get("forward-fail")["meta"].get("forward_fail") == 1,
+       "a 16-byte load of two 8-byte stores")
+expect("copy-spill", "forward_fail" not in get("copy-spill")["meta"],
+       "a fill of what one spill wrote forwards")
 x = get("indirect")
 expect("indirect", x["status"] == "refused" and
        x["reason"].startswith("indirect access"), "refused, indirect")
