@@ -181,6 +181,33 @@ static void to_features(const struct lk_mdl *m, const struct tally *t,
 	f[5] = far_lines(t, m->nflows);
 }
 
+int lk_mdl_element_bytes(const struct lk_mdl *m)
+{
+	struct leaves lv = {0};
+	struct lk_ctx ctx;
+	size_t i, k;
+	int dir, elem = 8;
+
+	lk_ctx_init(&ctx);
+	collect(&lv, &m->body);
+	for (i = 0; i < lv.n; i++)
+		for (dir = 0; dir < 2; dir++) {
+			const struct lk_mdl_access *a = dir ? lv.uks[i]->out
+							    : lv.uks[i]->in;
+			size_t n = dir ? lv.uks[i]->nout : lv.uks[i]->nin;
+
+			for (k = 0; k < n; k++) {
+				long long size;
+
+				if (!value_of(&ctx, "", m, &a[k].size, &size) &&
+				    size % 8)
+					elem = 4;
+			}
+		}
+	free(lv.uks);
+	return elem;
+}
+
 int lk_mdl_features(struct lk_ctx *ctx, const char *file,
 		    const struct lk_mdl *m, long k, double *f)
 {

@@ -57,8 +57,8 @@ static void append_steps(struct lk_mdl_prediction *out,
 }
 
 /* One k-NN on the features of µkernel k (k < 0: all, joint). */
-static int predict_part(struct lk_ctx *ctx, const char *file,
-			const struct lk_mdl *m, long k,
+static int predict_part(struct lk_ctx *ctx, const struct lk_mdl_db_row *db,
+			const char *file, const struct lk_mdl *m, long k,
 			const struct lk_mdl_knn_seed *seeds,
 			const size_t *index, size_t n,
 			const struct lk_mdl_predict_opts *o,
@@ -67,11 +67,20 @@ static int predict_part(struct lk_ctx *ctx, const char *file,
 	struct lk_mdl_knn_result r;
 	double f[LK_MDL_NFEATURES];
 	int ret = lk_mdl_features(ctx, file, m, k, f);
+	int pair = lk_mdl_element_bytes(m) == 4;
 
 	if (ret)
 		return ret;
+	/* A 4-byte element loop is predicted per pair of canonical
+	 * iterations: each access then moves 8 bytes per element counted,
+	 * as a seed's; a packed operation does the pair's work in one, a
+	 * scalar one in two. */
+	if (pair && !strcmp(db->isa, "scalar")) {
+		f[3] *= 2;
+		f[4] *= 2;
+	}
 	lk_mdl_knn(f, seeds, n, &o->knn, &r);
-	out->value += r.value;
+	out->value += pair ? r.value / 2 : r.value;
 	if (r.residual > out->residual)
 		out->residual = r.residual;
 	append_steps(out, &r, k < 0 ? 0 : (size_t)k, index);
@@ -177,11 +186,11 @@ int lk_mdl_predict(struct lk_ctx *ctx, const struct lk_mdl_db_row *db,
 			       db->hash, lk_mdl_level_name(level), db->isa,
 			       lk_mdl_level_name(level));
 	else if (o->combine == LK_MDL_COMBINE_JOINT || nuk < 2)
-		ret = predict_part(ctx, file, m, -1, seeds, index,
+		ret = predict_part(ctx, db, file, m, -1, seeds, index,
 				   out->seeds, o, out);
 	for (k = 0; !ret && o->combine == LK_MDL_COMBINE_SUM && nuk > 1 &&
 		    k < nuk; k++)
-		ret = predict_part(ctx, file, m, (long)k, seeds, index,
+		ret = predict_part(ctx, db, file, m, (long)k, seeds, index,
 				   out->seeds, o, out);
 	free(seeds);
 	free(index);

@@ -313,3 +313,45 @@ Test(mdl_knn, predict_from_a_database_row)
 		  ctx.msg);
 	lk_mdl_release(&m);
 }
+
+/* A 4-byte element loop: predicted per pair of canonical iterations
+ * (8 bytes per access, as the seeds') and halved; against a scalar
+ * database its adds count twice per pair. */
+Test(mdl_knn, predict_four_byte_elements_per_pair)
+{
+	static const char f4[] =
+		"MDL 1\nMeta:\nData:\n  flow a\nBody:\nTrip: 4\n"
+		"I/O: In: a 16 Out:\nLoopBody:\n"
+		"  In:  a Stride: 4 Offset: 0 Size: 4\n  Out:\n"
+		"  Add: 1 Mul: 0\n";
+	struct lk_mdl_seed_row seeds[] = {
+		{"L1S0A1", "synthetic", "", {1, 0, 1, 1, 0}},
+		{"L1S0A2", "synthetic", "", {1, 0, 1, 2, 0}}};
+	struct lk_mdl_perf_row perf[] = {
+		{"L1S0A1", "L1", 1, 0.5, "cycles/iter", "tsc-calibrated", 8, 1,
+		 0, 0, 1, ""},
+		{"L1S0A2", "L1", 1, 0.75, "cycles/iter", "tsc-calibrated", 8,
+		 1, 0, 0, 1, ""}};
+	struct lk_mdl_db_row row = {1, "abc", "m", "avx2", "L1", "", 0, 0, 0,
+				    seeds, 2, perf, 2};
+	struct lk_mdl_predict_opts o = {LK_MDL_COMBINE_JOINT, {8, 1}};
+	struct lk_mdl_prediction p;
+	struct lk_ctx ctx;
+	struct lk_mdl m;
+
+	lk_ctx_init(&ctx);
+	parse(f4, &m);
+	cr_assert_eq(lk_mdl_element_bytes(&m), 4);
+	/* packed: the pair is L1S0A1 exactly, half of it per iteration */
+	cr_assert_eq(lk_mdl_predict(&ctx, &row, "t.mdl", &m, LK_MDL_L1, &o,
+				    &p), 0, "%s", ctx.msg);
+	cr_assert_float_eq(p.value, 0.25, 1e-12, "%g", p.value);
+	lk_mdl_prediction_release(&p);
+	/* scalar: two adds per pair, L1S0A2 */
+	row.isa = "scalar";
+	cr_assert_eq(lk_mdl_predict(&ctx, &row, "t.mdl", &m, LK_MDL_L1, &o,
+				    &p), 0, "%s", ctx.msg);
+	cr_assert_float_eq(p.value, 0.375, 1e-12, "%g", p.value);
+	lk_mdl_prediction_release(&p);
+	lk_mdl_release(&m);
+}
