@@ -66,9 +66,21 @@ struct perm {
 	unsigned char src[VBYTES], lane[VBYTES];
 };
 
+/* Vector registers whose bytes are known constants, read from the
+ * binary's data (lk_elf_read), by decoder register number. */
+struct xconsts {
+	uint8_t (*bytes)[VBYTES];
+	unsigned char *known;
+	size_t n;                 /* registers covered */
+};
+
 /* The lane selection of in into *p, when it is a known shuffle without
- * a mask (extract-shuffle.c): 1, else 0. */
-int mdl_x_permutation(const struct lk_insn_ops *in, struct perm *p);
+ * a mask (extract-shuffle.c): 1, else 0. A shuffle by an index vector
+ * (vpermt2pd, vpermi2pd, vpermpd/vpermq/vpermd/vpermps by register) is
+ * known when its index register is a known constant of k (may be
+ * NULL). */
+int mdl_x_permutation(const struct lk_insn_ops *in, const struct xconsts *k,
+		      struct perm *p);
 /* After the walk (extract-loop.c): carried values that are the previous
  * iteration's loads become loads (rule 8); accumulation chains marked
  * (rule 9). */

@@ -35,6 +35,8 @@ struct walk {
 	size_t nsw, asw;
 	unsigned sp, bp;          /* rsp, rbp */
 	size_t cur;               /* 1 + the instruction being walked */
+	struct xconsts consts;    /* vector registers holding known data */
+	const char *binary;       /* the function's ELF file, or NULL */
 };
 
 /* ---- The graph. ---- */
@@ -658,7 +660,7 @@ static void step(struct walk *w, const struct lk_insn_ops *in)
 			write_lane(w, d, j, e, z);
 		return;
 	}
-	if (mdl_x_permutation(in, &p)) {
+	if (mdl_x_permutation(in, &w->consts, &p)) {
 		permute(w, in, &p);
 		return;
 	}
@@ -671,6 +673,76 @@ static void step(struct walk *w, const struct lk_insn_ops *in)
 		write_lane(w, d, 0, d->bytes ? d->bytes : 8, z);
 	} else
 		compute(w, in, d);
+}
+
+/* ---- Constants read from the binary's data (index vectors). ---- */
+
+/*
+ * The vector registers insn defines: known constants when it is a move
+ * or broadcast of RIP-relative data the binary holds (clang loads a
+ * vpermt2pd's index vector from .rodata), else unknown.
+ */
+static void track_constants(struct xconsts *k, const char *binary,
+			    const struct lk_insn *insn,
+			    const struct lk_insn_ops *in)
+{
+	const struct lk_operand *d = &in->ops[0], *s = &in->ops[1];
+	uint8_t data[VBYTES];
+	struct lk_ctx quiet;
+	unsigned b;
+	size_t i;
+
+	for (i = 0; i < in->nops; i++)
+		if (in->ops[i].kind == LK_OPND_REG && in->ops[i].write &&
+		    in->ops[i].rclass == LK_REG_VEC && in->ops[i].reg < k->n)
+			k->known[in->ops[i].reg] = 0;
+	if (!binary || in->nops < 2 ||
+	    (in->op != LK_OPC_MOVE && in->op != LK_OPC_BROADCAST) ||
+	    d->kind != LK_OPND_REG || d->rclass != LK_REG_VEC ||
+	    d->reg >= k->n || !d->bytes || d->bytes > VBYTES ||
+	    s->kind != LK_OPND_MEM || !s->base ||
+	    lk_reg_class_of(s->base) != LK_REG_IP || !s->bytes ||
+	    s->bytes > d->bytes || (in->op == LK_OPC_MOVE &&
+				    s->bytes != d->bytes))
+		return;
+	lk_ctx_init(&quiet);
+	if (lk_elf_read(&quiet, binary, insn->addr + insn->len +
+			(uint64_t)s->disp, data, s->bytes))
+		return;
+	memset(k->bytes[d->reg], 0, VBYTES);
+	for (b = 0; b < d->bytes; b++)
+		k->bytes[d->reg][b] = data[b % s->bytes];
+	k->known[d->reg] = 1;
+}
+
+/* The constants the loop starts with: those its one preheader (the one
+ * other block jumping or falling into it) leaves in registers the loop
+ * does not redefine. */
+static void entry_constants(const struct lk_cfg *cfg, size_t head,
+			    struct walk *w)
+{
+	size_t b, i, pred = 0, npred = 0;
+	struct lk_insn_ops ops;
+
+	for (b = 0; b < cfg->nblocks; b++)
+		for (i = 0; b != head && i < cfg->blocks[b].nsucc; i++)
+			if (cfg->blocks[b].succ[i] == head) {
+				pred = b;
+				npred++;
+				break;
+			}
+	if (npred != 1 || !w->binary)
+		return;
+	for (i = 0; i < cfg->blocks[pred].ninsns; i++) {
+		const struct lk_insn *insn =
+			&cfg->insns[cfg->blocks[pred].first + i];
+
+		if (!lk_insn_operands(insn->bytes, insn->len, &ops))
+			track_constants(&w->consts, w->binary, insn, &ops);
+	}
+	for (i = 0; i < w->consts.n; i++)
+		if (w->written[i])
+			w->consts.known[i] = 0;
 }
 
 /* ---- Loop-carried values. ---- */
@@ -768,9 +840,17 @@ int mdl_x_walk(const struct lk_cfg *cfg, size_t head, struct xloop *x,
 	}
 	scan_registers(w);
 	ret = check_addresses(w, reason);
+	w->binary = cfg->fn.binary;
+	w->consts.n = NREG;
+	w->consts.bytes = lk_calloc(NREG, sizeof(*w->consts.bytes));
+	w->consts.known = lk_calloc(NREG, 1);
+	if (!ret)
+		entry_constants(cfg, head, w);
 	for (i = 0; !ret && i < w->n; i++) {
 		w->cur = i + 1;
 		step(w, &w->ops[i]);
+		track_constants(&w->consts, w->binary,
+				&cfg->insns[b->first + i], &w->ops[i]);
 	}
 	for (i = 0; !ret && i < x->naccs; i++) {
 		struct xacc *a = &x->accs[i];
@@ -790,6 +870,8 @@ out:
 	free(w->val);
 	free(w->slots);
 	free(w->swritten);
+	free(w->consts.bytes);
+	free(w->consts.known);
 	free(w);
 	return ret;
 }

@@ -3,7 +3,8 @@
 # strides, offsets, coalesced sizes, Add/Mul, unroll, spill/fill,
 # refusals, carried recurrences), and the scalar, unrolled, vectorised
 # and renamed triads share one canonical body; so do a scalar stencil
-# and its AVX2 form with a register rotated through vperm2f128.
+# and its AVX2 forms with a register rotated through vperm2f128, or
+# through a vpermt2pd whose index vector is in the binary's .rodata.
 . tests/e2e/lib.sh
 command -v python3 >/dev/null || skip "python3 not installed"
 command -v cc >/dev/null || skip "no C compiler to assemble with"
@@ -125,6 +126,17 @@ if bad:
     print("\n".join(bad), file=sys.stderr)
     sys.exit(1)
 EOF2
+
+# A vpermt2pd's index vector loaded from .rodata before the loop: read
+# from the linked binary, it is a lane move and the body is the scalar
+# stencil's (in the object file the address is not placed yet).
+cc -nostdlib -static -Wl,-e,permute_rodata -o "$TMPD/permute-rodata" \
+	"$A/permute-rodata.s" || fail "link permute-rodata.s"
+"$LOOPKIT" mdl extract "$TMPD/permute-rodata" --function permute_rodata \
+	--canonical >"$TMPD/pr.body" || fail "extract permute-rodata"
+"$LOOPKIT" mdl extract "$A/stencil.s" --canonical >"$TMPD/stencil.body"
+cmp -s "$TMPD/pr.body" "$TMPD/stencil.body" ||
+	fail "permute-rodata: canonical body differs: $(cat "$TMPD/pr.body")"
 
 # Errors: a binary without the function, a bad --loop, a missing file.
 set +e
