@@ -148,8 +148,30 @@ static void emit_prologue(const struct rp *p, struct lk_buf *out)
 	lk_buf_adds(out, "\t\".Lrp_loop:\\n\"\n");
 }
 
+/* Slot k's 64 bytes: a copy of the binary's data at addr (the widest
+ * of 64, 32, ... 4 bytes that it holds there, repeated), else ones. */
+static void rip_slot(struct rp *p, uint64_t addr)
+{
+	struct lk_ctx quiet;
+	size_t n, k = p->nrip;
+
+	LK_GROW(p->rip_data, k + 1, p->arip);
+	p->rip_known = lk_reallocarray(p->rip_known, p->arip, 1);
+	p->rip_known[k] = 0;
+	lk_ctx_init(&quiet);
+	for (n = 64; p->binary && n >= 4 && !p->rip_known[k]; n /= 2)
+		if (!lk_elf_read(&quiet, p->binary, addr, p->rip_data[k], n)) {
+			size_t b;
+
+			for (b = n; b < 64; b++)
+				p->rip_data[k][b] = p->rip_data[k][b % n];
+			p->rip_known[k] = 1;
+		}
+}
+
 /* The loop's bytes; a RIP-relative displacement re-aimed at slot k of
- * the scratch data (64 writable bytes of ones each). */
+ * the scratch data (64 writable bytes: a copy of the binary's data
+ * there, else ones). */
 static void emit_loop(struct rp *p, struct lk_buf *out)
 {
 	size_t i;
@@ -163,6 +185,7 @@ static void emit_loop(struct rp *p, struct lk_buf *out)
 			emit_bytes(out, in->bytes, in->len);
 			continue;
 		}
+		rip_slot(p, in->addr + in->len + (uint64_t)f.disp);
 		emit_bytes(out, in->bytes, f.disp_offset);
 		lk_buf_addf(out, "\t\".long .Lrp_rip%zu - .Lrp_end%zu\\n\"\n",
 			    p->nrip, i);
@@ -206,11 +229,16 @@ static void emit_epilogue(const struct rp *p, struct lk_buf *out)
 	if (p->nrip)
 		lk_buf_adds(out, "\t\".pushsection .data\\n\"\n"
 			    "\t\".p2align 6\\n\"\n");
-	for (k = 0; k < p->nrip; k++)
-		lk_buf_addf(out, "\t\".Lrp_rip%zu:\\n\"\n\t\".rept %d\\n\"\n"
-			    "\t\"%s 1.0\\n\"\n\t\".endr\\n\"\n", k,
-			    p->fp4 > p->fp8 ? 16 : 8,
+	for (k = 0; k < p->nrip; k++) {
+		lk_buf_addf(out, "\t\".Lrp_rip%zu:\\n\"\n", k);
+		if (p->rip_known[k]) {
+			emit_bytes(out, p->rip_data[k], 64);
+			continue;
+		}
+		lk_buf_addf(out, "\t\".rept %d\\n\"\n\t\"%s 1.0\\n\"\n"
+			    "\t\".endr\\n\"\n", p->fp4 > p->fp8 ? 16 : 8,
 			    p->fp4 > p->fp8 ? ".float" : ".double");
+	}
 	if (p->nrip)
 		lk_buf_adds(out, "\t\".popsection\\n\"\n");
 	lk_buf_adds(out, ");\n\n");

@@ -73,6 +73,11 @@ struct rp {
 	long bytes, walk, trips, chunks;
 	int kept;
 	size_t nrip;
+	/* the RIP-relative data: the binary's (lk_elf_read) when known */
+	const char *binary;
+	uint8_t (*rip_data)[64];
+	unsigned char *rip_known;
+	size_t arip;
 	char *reason;
 };
 

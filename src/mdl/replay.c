@@ -773,6 +773,7 @@ int lk_mdl_replay(struct lk_ctx *ctx, const struct lk_cfg *cfg, size_t head,
 	}
 	lk_mdl_extraction_release(&x);
 	p.bytes = out->bytes;
+	p.binary = cfg->fn.binary;
 	if (analyse(&p, cfg, head, o, out->unroll)) {
 		out->refused = 1;
 		out->reason = p.reason ? p.reason : lk_strdup("not replayable");
@@ -789,6 +790,8 @@ int lk_mdl_replay(struct lk_ctx *ctx, const struct lk_cfg *cfg, size_t head,
 	free(p.ops);
 	free(p.accs);
 	free(p.groups);
+	free(p.rip_data);
+	free(p.rip_known);
 	free(p.reason);
 	return 0;
 }

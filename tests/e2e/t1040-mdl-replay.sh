@@ -3,7 +3,8 @@
 # figures (dot-global's store to a global, RIP-relative, goes to a
 # writable scratch slot; counter-flags's exit reads the flags of its
 # counter's add; stack-aligned's vmovdqa needs the frame 32-byte
-# aligned), RAM >= L1 for the streaming triad; --dry-run
+# aligned; rip-constant's .rodata constant is copied from the linked
+# binary), RAM >= L1 for the streaming triad; --dry-run
 # shows the loop's own bytes; the indirect, branchy and eight-stream
 # loops are refused with
 # their reasons; a kernelified triad's replay at L1 is within 0.5x..2x
@@ -84,6 +85,21 @@ EOF
 "$LOOPKIT" mdl replay shifted.s $L1 --json -o d >shifted.json ||
 	fail "replay of an aligned operand below its base: $(cat shifted.json)"
 [ "$(field shifted.json run_status)" = ok ] || fail "shifted: $(cat shifted.json)"
+
+# A constant of .rodata read in the loop: the replay's scratch slot is
+# a copy of it, read from the linked binary (2.5: 00 .. 04 40), and the
+# replay runs; the object file, whose data is not placed, gets ones.
+cc -nostdlib -static -Wl,-e,rip_constant -o rip-constant "$A/rip-constant.s" ||
+	fail "link rip-constant.s"
+"$LOOPKIT" mdl replay rip-constant --function rip_constant $L1 --dry-run \
+	>rip.c || fail "rip-constant dry run"
+grep -q '^	"\.byte 0x00,0x00,0x00,0x00,0x00,0x00,0x04,0x40,0x00,' rip.c ||
+	fail "rip-constant: the slot is not the constant: $(grep -A2 Lrp_rip0 rip.c)"
+"$LOOPKIT" mdl replay "$A/rip-constant.s" $L1 --dry-run >rip-o.c
+grep -A1 'Lrp_rip0:' rip-o.c | grep -q '\.rept 8' || fail "object file's slot"
+"$LOOPKIT" mdl replay rip-constant --function rip_constant $L1 --json -o d \
+	>rip.json || fail "rip-constant replay: $(cat rip.json)"
+[ "$(field rip.json run_status)" = ok ] || fail "rip-constant: $(cat rip.json)"
 
 # Refusals, with their reasons (exit 0).
 refused() {
