@@ -121,12 +121,15 @@ static void emit_prologue(const struct rp *p, struct lk_buf *out)
 		    "\t\"push %rbx\\n\"\n\t\"push %rbp\\n\"\n"
 		    "\t\"push %r12\\n\"\n\t\"push %r13\\n\"\n"
 		    "\t\"push %r14\\n\"\n\t\"push %r15\\n\"\n");
-	/* The frame aligned to 64 bytes: a loop that realigned its own
-	 * (gcc's nussinov: and $-32, %rsp) addresses it with vmovdqa. */
+	/* The frame aligned as the loop's aligned stack accesses need
+	 * (stack_shift past a 64-byte boundary), under the saved
+	 * registers whatever the shift. */
 	lk_buf_addf(out, "\t\"mov %%rsp, %%rax\\n\"\n\t\"sub $%ld, %%rsp\\n\"\n"
-		    "\t\"and $-64, %%rsp\\n\"\n\t\"mov %%rax, %ld(%%rsp)\\n\"\n"
-		    "\t\"mov %%rsi, %ld(%%rsp)\\n\"\n", FRAME, FRAME - 16,
-		    FRAME - 8);
+		    "\t\"and $-64, %%rsp\\n\"\n", FRAME + 64);
+	if (p->stack_shift)
+		lk_buf_addf(out, "\t\"add $%ld, %%rsp\\n\"\n", p->stack_shift);
+	lk_buf_addf(out, "\t\"mov %%rax, %ld(%%rsp)\\n\"\n"
+		    "\t\"mov %%rsi, %ld(%%rsp)\\n\"\n", FRAME - 16, FRAME - 8);
 	for (r = 0; r < 32; r++)
 		if (p->vec >> r & 1)
 			lk_buf_addf(out, "\t\"%s %d(%%rsi), %%%s%d\\n\"\n", mov,

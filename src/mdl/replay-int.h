@@ -73,6 +73,14 @@ struct rp {
 	long bytes, walk, trips, chunks;
 	int kept;
 	size_t nrip;
+	/* the stack: aligned accesses from %rsp, and %rsp's offset from a
+	 * 64-byte boundary that aligns them */
+	struct {
+		long long disp;
+		unsigned align;
+	} *stack;
+	size_t nstack, astack;
+	long stack_shift;
 	/* the RIP-relative data: the binary's (lk_elf_read) when known */
 	const char *binary;
 	uint8_t (*rip_data)[64];

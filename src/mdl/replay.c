@@ -176,6 +176,36 @@ static unsigned alignment(const char *mnemonic, const struct lk_operand *o)
 	return o->bytes;
 }
 
+/*
+ * The stack pointer's offset from a 64-byte boundary that aligns every
+ * stack access needing it seen so far: the loop addresses slots of a
+ * frame its function aligned (gcc's nussinov -O2 reads -0x18(%rsp)
+ * with movaps, so %rsp = 8 mod 16; -O3 realigns the frame to 32).
+ */
+static void stack_align(struct rp *p, long long disp, unsigned al)
+{
+	long d;
+
+	if (al <= 1 || al > 64)
+		return;
+	for (d = p->stack_shift; d < p->stack_shift + 64; d++) {
+		long m = d % 64;
+		size_t k;
+		int ok = 1;
+
+		for (k = 0; k < p->nstack && ok; k++)
+			ok = ((m + p->stack[k].disp) % p->stack[k].align +
+			      p->stack[k].align) % p->stack[k].align == 0;
+		if (ok && ((m + disp) % al + al) % al == 0) {
+			p->stack_shift = m;
+			break;
+		}
+	}
+	LK_GROW(p->stack, p->nstack + 1, p->astack);
+	p->stack[p->nstack].disp = disp;
+	p->stack[p->nstack++].align = al;
+}
+
 static int add_access(struct rp *p, const struct lk_insn_ops *in,
 		      const struct lk_operand *o, const long long *pre)
 {
@@ -190,11 +220,14 @@ static int add_access(struct rp *p, const struct lk_insn_ops *in,
 	if (o->base && lk_reg_class_of(o->base) == LK_REG_IP)
 		return 0;
 	if (b == RSP) {
+		unsigned al = alignment(in->mnemonic, o);
+
 		if (x >= 0 || o->disp < -128 || o->disp + (long)o->bytes >
 		    FRAME - 128)
 			return refuse(p, "displacement span over %ld bytes "
 				      "(a stack access at %lld)", FRAME - 128,
 				      (long long)o->disp);
+		stack_align(p, o->disp, al);
 		return 0;
 	}
 	if (b < 0)
@@ -792,6 +825,7 @@ int lk_mdl_replay(struct lk_ctx *ctx, const struct lk_cfg *cfg, size_t head,
 	free(p.groups);
 	free(p.rip_data);
 	free(p.rip_known);
+	free(p.stack);
 	free(p.reason);
 	return 0;
 }

@@ -3,7 +3,8 @@
 # figures (dot-global's store to a global, RIP-relative, goes to a
 # writable scratch slot; counter-flags's exit reads the flags of its
 # counter's add; stack-aligned's vmovdqa needs the frame 32-byte
-# aligned; rip-constant's .rodata constant is copied from the linked
+# aligned, stack-misaligned's movaps at -0x18 8 bytes past 16;
+# rip-constant's .rodata constant is copied from the linked
 # binary), RAM >= L1 for the streaming triad; --dry-run
 # shows the loop's own bytes; the indirect, branchy and eight-stream
 # loops are refused with
@@ -39,7 +40,7 @@ grep -q '^/\* dry run: would record this file in campaign triad.s:mdl-replay' \
 
 # L1 and RAM: positive, labelled, RAM >= L1 for the streaming triad.
 loops="triad triad-x4 stencil dot-x4 decreasing stride4 copy-spill dot-global
-	counter-flags"
+	counter-flags stack-misaligned"
 # stack-aligned is AVX code: only where the CPU runs it
 "$LOOPKIT" env | grep '^cpu\.isa ' | grep -qw avx && loops="$loops stack-aligned"
 for t in $loops; do
