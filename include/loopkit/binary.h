@@ -264,7 +264,10 @@ enum lk_operand_kind { LK_OPND_REG = 1, LK_OPND_MEM, LK_OPND_IMM };
 
 struct lk_operand {
 	enum lk_operand_kind kind;
-	int read, write;          /* its action, conditional ones included */
+	int read, write;          /* its action, conditional ones included;
+				     a conditionally written operand (cmov's
+				     destination) is read too: it keeps its
+				     value when not written */
 	int implicit;             /* not written in the instruction's text */
 	unsigned reg;             /* LK_OPND_REG: the register (rax for eax,
 				     zmm0 for xmm0) */

@@ -37,6 +37,10 @@ struct walk {
 	size_t cur;               /* 1 + the instruction being walked */
 	struct xconsts consts;    /* vector registers holding known data */
 	const char *binary;       /* the function's ELF file, or NULL */
+	/* the values the last compare read: its flags are a function of
+	 * them, for a cmov, setcc, adc or sbb that reads them */
+	size_t cmp_vals[16];
+	size_t ncmp;
 };
 
 /* ---- The graph. ---- */
@@ -505,13 +509,62 @@ static void move(struct walk *w, const struct lk_insn_ops *in,
 	(void)ld;
 }
 
+/* Does in read the flags (cmov, setcc, adc, sbb; not a jump)? */
+static int reads_flags(const struct lk_insn_ops *in)
+{
+	size_t k;
+
+	if (in->op == LK_OPC_BRANCH)
+		return 0;
+	for (k = 0; k < in->nops; k++)
+		if (in->ops[k].kind == LK_OPND_REG &&
+		    in->ops[k].rclass == LK_REG_FLAGS && in->ops[k].read)
+			return 1;
+	return 0;
+}
+
+/* The flags the last compare set, as a node of its inputs (0: none). */
+static size_t flags_value(struct walk *w)
+{
+	size_t n, i;
+
+	if (!w->ncmp)
+		return 0;
+	n = node(w->x, XN_OP);
+	w->x->nodes[n].op = LK_OPC_COMPARE;
+	for (i = 0; i < w->ncmp; i++)
+		add_input(w->x, n, w->cmp_vals[i]);
+	return n;
+}
+
+/* A compare: the values it reads, for the flags' readers. */
+static void compare(struct walk *w, const struct lk_insn_ops *in)
+{
+	size_t k, v[MAXV], nv, i;
+	unsigned e, j, l;
+
+	w->ncmp = 0;
+	for (k = 0; k < in->nops; k++) {
+		const struct lk_operand *o = &in->ops[k];
+
+		if (!data_operand(o) || !o->read || o->kind == LK_OPND_IMM)
+			continue;
+		l = lanes_of(in, o, &e);
+		for (j = 0; j < l; j++) {
+			nv = read_lane(w, o, j, e, v);
+			for (i = 0; i < nv && w->ncmp < 16; i++)
+				w->cmp_vals[w->ncmp++] = v[i];
+		}
+	}
+}
+
 static void compute(struct walk *w, const struct lk_insn_ops *in,
 		    const struct lk_operand *d)
 {
 	unsigned ed, ld = lanes_of(in, d, &ed), j, e;
 	size_t k, v[MAXV], nv, i;
 	int cross = in->op == LK_OPC_SHUFFLE || in->op == LK_OPC_HADD;
-	size_t out[VBYTES];
+	size_t out[VBYTES], flags;
 	int stack = 0;
 
 	for (k = 0; k < in->nops; k++) {
@@ -525,11 +578,14 @@ static void compute(struct walk *w, const struct lk_insn_ops *in,
 	}
 	if (ld > VBYTES)
 		ld = VBYTES;
+	flags = reads_flags(in) ? flags_value(w) : 0;
 	for (j = 0; j < ld; j++) {
 		size_t n = node(w->x, XN_OP);
 
 		w->x->nodes[n].op = in->op;
 		w->x->nodes[n].fp = d->fp;
+		if (flags)
+			add_input(w->x, n, flags);
 		for (k = 0; k < in->nops; k++) {
 			const struct lk_operand *o = &in->ops[k];
 			unsigned l, lo, lj;
@@ -644,8 +700,12 @@ static void step(struct walk *w, const struct lk_insn_ops *in)
 		else if (o->read && !s && o->kind != LK_OPND_IMM)
 			s = o;
 	}
-	if (!d)
-		return;               /* compare, test: flags only */
+	if (!d) {
+		/* compare, test: flags only */
+		if (in->op == LK_OPC_COMPARE)
+			compare(w, in);
+		return;
+	}
 	if (d->kind == LK_OPND_REG) {
 		unsigned l = lanes_of(in, d, &e);
 

@@ -704,6 +704,10 @@ static const double typical[LK_MDL_NCHAIN] = {3, 3, 4, 13, 1, 5};
 
 static int chain_class(const struct xnode *n)
 {
+	/* integer adds, subtracts and logic take a cycle, not an FP
+	 * operation's latency */
+	if (!n->fp && n->op != LK_OPC_MUL && n->op != LK_OPC_DIV)
+		return LK_MDL_CHAIN_OTHER;
 	switch (n->op) {
 	case LK_OPC_ADD: case LK_OPC_SUB: case LK_OPC_HADD:
 		return LK_MDL_CHAIN_ADD;

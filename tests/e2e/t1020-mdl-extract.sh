@@ -93,6 +93,11 @@ expect("recurrence", chain("recurrence") == {"chain_add": 1, "chain_div": 1,
        "chain_forward": 1}, "add, div and a store loaded back")
 expect("spilled-sum", chain("spilled-sum") == {"chain_add": 1,
        "chain_forward": 1}, "an add through a stack slot")
+x = get("running-max")
+expect("running-max", chain("running-max") == {"chain_other": 2} and
+       x["meta"]["carried"] == 1 and len(x["ukernels"]) == 1 and
+       len(x["ukernels"][0]["in"]) == 2,
+       "a max through a compare and a cmov, one µkernel")
 expect("forward-fail", get("forward-fail")["meta"].get("forward_fail") == 1,
        "a 16-byte load of two 8-byte stores")
 expect("copy-spill", "forward_fail" not in get("copy-spill")["meta"],
