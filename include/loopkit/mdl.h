@@ -298,8 +298,9 @@ int lk_mdl_features(struct lk_ctx *ctx, const char *file,
 		    const struct lk_mdl *m, long k, double *f);
 /* The element of m's innermost µkernels: 4 (bytes) when an access size
  * is not a multiple of 8, else 8 (the seeds'). lk_mdl_predict predicts
- * a 4-byte element loop per pair of canonical iterations, whose
- * accesses move 8 bytes per element of the features, and halves it. */
+ * a 4-byte element loop against a packed class per pair of canonical
+ * iterations, whose accesses move 8 bytes per element of the features,
+ * and halves it. */
 int lk_mdl_element_bytes(const struct lk_mdl *m);
 /* The number of innermost µkernels of m. */
 size_t lk_mdl_ukernel_count(const struct lk_mdl *m);

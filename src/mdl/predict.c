@@ -67,18 +67,14 @@ static int predict_part(struct lk_ctx *ctx, const struct lk_mdl_db_row *db,
 	struct lk_mdl_knn_result r;
 	double f[LK_MDL_NFEATURES];
 	int ret = lk_mdl_features(ctx, file, m, k, f);
-	int pair = lk_mdl_element_bytes(m) == 4;
+	/* A packed 4-byte element loop is predicted per pair of canonical
+	 * iterations: its instructions then move the bytes and do the
+	 * operations of one of a seed's. Scalar code moves and computes
+	 * one element per instruction whatever its width. */
+	int pair = lk_mdl_element_bytes(m) == 4 && strcmp(db->isa, "scalar");
 
 	if (ret)
 		return ret;
-	/* A 4-byte element loop is predicted per pair of canonical
-	 * iterations: each access then moves 8 bytes per element counted,
-	 * as a seed's; a packed operation does the pair's work in one, a
-	 * scalar one in two. */
-	if (pair && !strcmp(db->isa, "scalar")) {
-		f[3] *= 2;
-		f[4] *= 2;
-	}
 	lk_mdl_knn(f, seeds, n, &o->knn, &r);
 	out->value += pair ? r.value / 2 : r.value;
 	if (r.residual > out->residual)
