@@ -16,7 +16,10 @@
 # runs. The script says which on its first lines.
 #
 #   bench/mdl-eval.sh [BUILD_DIR] [KERNEL...]   (default: build, all 30)
-# KEEP=1 keeps the work directory (its path is printed).
+# KEEP=1 keeps the work directory (its path is printed). NOISE=1 also
+# measures the noise floor: the replays again in a second invocation
+# (a copy of the store, whose replay files name another path, so every
+# replay is measured anew), and replay against replay per level.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$here/build}" && pwd)
@@ -100,4 +103,20 @@ print("mean MDL MAPE over the levels: %.1f %% (goal <= 15 %%)" % (sum(means) / l
 loops = {(r["variant"], r["loop"]) for r in rows}
 refused = {(r["variant"], r["loop"]) for r in rows if r["status"] == "refused"}
 print("coverage: %d loops, %d extracted, %d refused" % (len(loops), len(loops) - len(refused), len(refused)))
+PY
+[ -n "${NOISE:-}" ] || exit 0
+cp -r d d2
+"$lk" mdl eval -c s120.yaml -o d2 --csv >eval2.csv
+python3 - eval.csv eval2.csv <<'PY'
+import csv, statistics, sys
+def replays(path):
+    return {(r["variant"], r["loop"], r["level"]): float(r["replayed"])
+            for r in csv.DictReader(open(path))
+            if r["status"] == "ok" and float(r["replayed"]) > 0}
+a, b = replays(sys.argv[1]), replays(sys.argv[2])
+print("noise floor: replay against replay in two invocations")
+for l in ["L1", "L2", "L3", "RAM"]:
+    e = sorted(abs(b[k] - a[k]) / a[k] * 100 for k in a if k in b and k[2] == l)
+    print("%-4s %3d loops: MAPE %5.1f %%, median %4.1f %%, p90 %5.1f %%" % (
+        l, len(e), sum(e) / len(e), statistics.median(e), e[int(0.9 * len(e))]))
 PY
