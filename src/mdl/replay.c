@@ -745,6 +745,35 @@ static char *multi_block_reason(const struct lk_cfg *cfg, size_t head)
 	return lk_strdup("multi-block loop (control flow inside the body)");
 }
 
+/* A loop this CPU cannot run is refused, not run into a SIGILL: EVEX
+ * (AVX-512) code without avx512f and avx512vl, FMA without fma, VEX
+ * without avx. */
+static int runs_here(struct rp *p)
+{
+	struct lk_insn_facts f;
+	size_t i;
+
+	for (i = 0; i < p->ninsns; i++) {
+		const char *lacks = NULL;
+
+		if (lk_insn_facts(p->insns[i].bytes, p->insns[i].len, &f))
+			continue;
+		if (f.encoding == LK_ENCODING_EVEX &&
+		    (!__builtin_cpu_supports("avx512f") ||
+		     !__builtin_cpu_supports("avx512vl")))
+			lacks = "avx512f and avx512vl";
+		else if (f.fma && !__builtin_cpu_supports("fma"))
+			lacks = "fma";
+		else if (f.encoding == LK_ENCODING_VEX &&
+			 !__builtin_cpu_supports("avx"))
+			lacks = "avx";
+		if (lacks)
+			return refuse(p, "the loop needs %s, which this CPU "
+				      "lacks (%s)", lacks, f.mnemonic);
+	}
+	return 0;
+}
+
 static int analyse(struct rp *p, const struct lk_cfg *cfg, size_t head,
 		   const struct lk_mdl_replay_opts *o, long unroll)
 {
@@ -753,7 +782,7 @@ static int analyse(struct rp *p, const struct lk_cfg *cfg, size_t head,
 	struct lk_insn_facts f;
 	size_t i;
 
-	if (decode(p, cfg, head))
+	if (decode(p, cfg, head) || runs_here(p))
 		return 1;
 	scan(p);
 	if (accesses(p))

@@ -8,7 +8,7 @@
 # binary), RAM >= L1 for the streaming triad; --dry-run
 # shows the loop's own bytes; the indirect, branchy and eight-stream
 # loops are refused with
-# their reasons; a kernelified triad's replay at L1 is within 0.5x..2x
+# their reasons, and AVX-512 code where the CPU lacks it; a kernelified triad's replay at L1 is within 0.5x..2x
 # of the native measurement of the same binary (the ratio is printed);
 # mdl predict BINARY gives a positive figure from a tiny database; bad
 # input exits 2 with one line.
@@ -113,6 +113,15 @@ refused() {
 	esac
 }
 refused indirect "indirect access"
+# AVX-512 code: replayed where the CPU runs it, refused elsewhere.
+if "$LOOPKIT" env | grep '^cpu\.isa ' | grep -w avx512f | grep -qw avx512vl
+then
+	"$LOOPKIT" mdl replay "$A/triad-avx512.s" $L1 --json -o d \
+		>t512.json || fail "replay triad-avx512: $(cat t512.json)"
+	[ "$(field t512.json run_status)" = ok ] || fail "$(cat t512.json)"
+else
+	refused triad-avx512 "the loop needs avx512f and avx512vl, which this CPU lacks"
+fi
 refused branch "multi-block loop"
 refused eight-streams "more than 7 streams (8 base registers)"
 "$LOOPKIT" mdl replay "$A/indirect.s" $L1 -o d >ind.txt
