@@ -1,7 +1,7 @@
 #!/bin/sh
 # MDL's prediction error against the replay, per memory level, on the
 # suite's micro-kernels (the notes' S120: the 30 kernels of kernels/ x
-# original+kernelify x {gcc, clang} x {-O2, -O3 -march=x86-64-v4}), with
+# original+kernelify x {gcc, clang} x {-O2, -O3 -march=LEVEL}), with
 # llvm-mca's error on the same loops beside it, in the same run:
 #   1. the kernelified sources as one campaign, built (measured lightly:
 #      the replays, not the native runs, are the ground truth);
@@ -10,9 +10,16 @@
 #   3. loopkit mdl eval: extraction, k-NN prediction, replay, llvm-mca.
 # Goals (issue 14): MAPE <= 15 % at L1 and L2, <= 20 % at L3, <= 25 % at
 # RAM, mean <= 15 %, and at most half of llvm-mca's at L2, L3, RAM.
+# LEVEL is the widest x86-64 level this machine runs (cpu.isa of loopkit
+# env): x86-64-v4 with avx512f and avx512vl, else x86-64-v3 with avx2, fma
+# and bmi2, else x86-64-v2; the databases are built for the ISA classes it
+# runs. The script says which on its first lines.
 #
 #   bench/mdl-eval.sh [BUILD_DIR] [KERNEL...]   (default: build, all 30)
-# KEEP=1 keeps the work directory (its path is printed).
+# KEEP=1 keeps the work directory (its path is printed). NOISE=1 also
+# measures the noise floor: the replays again in a second invocation
+# (a copy of the store, whose replay files name another path, so every
+# replay is measured anew), and replay against replay per level.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$here/build}" && pwd)
@@ -22,6 +29,17 @@ work=$(mktemp -d /tmp/mdl-eval.XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 [ -n "${KEEP:-}" ] && echo "work: $work"
 cd "$work"
+isa=$("$lk" env | sed -n 's/^cpu\.isa  *//p')
+has() { case " $isa " in *" $1 "*) return 0 ;; esac; return 1; }
+classes="scalar sse"
+if has avx512f && has avx512vl; then
+	level=x86-64-v4 classes="$classes avx2 avx512"
+elif has avx2 && has fma && has bmi2; then
+	level=x86-64-v3 classes="$classes avx2"
+else
+	level=x86-64-v2
+fi
+echo "march: $level (cpu.isa: $isa); databases: $classes"
 mkdir gen src
 if [ $# -gt 0 ]; then
 	for k in "$@"; do echo "$here/kernels/$k.c"; done
@@ -36,11 +54,11 @@ for f in gen/*/*.c; do mv "$f" "src/$(basename "$(dirname "$f")").c"; done
 	printf 'sources: ['
 	ls src | sed 's|^|src/|' | paste -sd, | sed 's/,/, /g' | tr -d '\n'
 	echo ']'
-	cat <<'YAML'
+	cat <<YAML
 compilers: [gcc, clang]
 flags:
   O2: -O2
-  O3-v4: -O3 -march=x86-64-v4
+  O3-${level#x86-64-}: -O3 -march=$level
 method:
   warmup: 1
   repetitions: 3
@@ -52,8 +70,8 @@ YAML
 t0=$(date +%s)
 "$lk" run -c s120.yaml -o d -q >run.out 2>&1 || { cat run.out; exit 1; }
 t1=$(date +%s)
-for isa in scalar sse avx2 avx512; do
-	"$lk" mdl db build --isa $isa --levels L1,L2,L3,RAM -q -o d 2>&1 |
+for c in $classes; do
+	"$lk" mdl db build --isa $c --levels L1,L2,L3,RAM -q -o d 2>&1 |
 		tail -1
 done
 t2=$(date +%s)
@@ -85,4 +103,20 @@ print("mean MDL MAPE over the levels: %.1f %% (goal <= 15 %%)" % (sum(means) / l
 loops = {(r["variant"], r["loop"]) for r in rows}
 refused = {(r["variant"], r["loop"]) for r in rows if r["status"] == "refused"}
 print("coverage: %d loops, %d extracted, %d refused" % (len(loops), len(loops) - len(refused), len(refused)))
+PY
+[ -n "${NOISE:-}" ] || exit 0
+cp -r d d2
+"$lk" mdl eval -c s120.yaml -o d2 --csv >eval2.csv
+python3 - eval.csv eval2.csv <<'PY'
+import csv, statistics, sys
+def replays(path):
+    return {(r["variant"], r["loop"], r["level"]): float(r["replayed"])
+            for r in csv.DictReader(open(path))
+            if r["status"] == "ok" and float(r["replayed"]) > 0}
+a, b = replays(sys.argv[1]), replays(sys.argv[2])
+print("noise floor: replay against replay in two invocations")
+for l in ["L1", "L2", "L3", "RAM"]:
+    e = sorted(abs(b[k] - a[k]) / a[k] * 100 for k in a if k in b and k[2] == l)
+    print("%-4s %3d loops: MAPE %5.1f %%, median %4.1f %%, p90 %5.1f %%" % (
+        l, len(e), sum(e) / len(e), statistics.median(e), e[int(0.9 * len(e))]))
 PY

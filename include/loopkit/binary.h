@@ -53,6 +53,9 @@ struct lk_function {
 	char *name;
 	uint64_t addr, size;   /* virtual address and length */
 	uint8_t *code;         /* size bytes, owned */
+	char *binary;          /* the ELF file read (owned; NULL when made
+				  from bytes alone, as a store's kernel):
+				  its data is there for lk_elf_read */
 };
 
 /*
@@ -74,6 +77,17 @@ int lk_elf_function(struct lk_ctx *ctx, const char *binary, const char *name,
 int lk_elf_roi_function(struct lk_ctx *ctx, const char *binary,
 			struct lk_function *out, int *inlined);
 void lk_function_release(struct lk_function *fn);
+/*
+ * Copy the n bytes of initialised data at link-time virtual address addr
+ * of binary (as objdump prints it, also for PIE) into out: they must lie
+ * in one allocated section with contents in the file (.rodata, .data,
+ * .text...; not .bss). 0; LK_ENOTFOUND naming the binary and the address
+ * when no such section holds them all (or the file is a relocatable
+ * object, whose addresses are not yet placed); LK_EINPUT for a file that
+ * is not an x86-64 ELF. out is untouched on failure.
+ */
+int lk_elf_read(struct lk_ctx *ctx, const char *binary, uint64_t addr,
+		void *out, size_t n);
 /*
  * Where the binary's calls to lk_roi_begin and lk_roi_end go: the
  * functions themselves when the runtime is linked in, their PLT entries
@@ -133,8 +147,9 @@ int lk_cfg_read_stored(struct lk_ctx *ctx, struct lk_store *s,
 /*
  * The kernel of binary: lk_cfg_read_stored's when s (may be NULL) holds
  * it, else lk_elf_roi_function's decoded from the binary (*from_store,
- * if not NULL, says which). 0 and *out, or the error of the store or of
- * the binary (the message names it).
+ * if not NULL, says which); out->fn.binary is binary either way. 0 and
+ * *out, or the error of the store or of the binary (the message names
+ * it).
  */
 int lk_cfg_kernel(struct lk_ctx *ctx, struct lk_store *s, const char *binary,
 		  struct lk_cfg *out, int *from_store);
@@ -249,7 +264,10 @@ enum lk_operand_kind { LK_OPND_REG = 1, LK_OPND_MEM, LK_OPND_IMM };
 
 struct lk_operand {
 	enum lk_operand_kind kind;
-	int read, write;          /* its action, conditional ones included */
+	int read, write;          /* its action, conditional ones included;
+				     a conditionally written operand (cmov's
+				     destination) is read too: it keeps its
+				     value when not written */
 	int implicit;             /* not written in the instruction's text */
 	unsigned reg;             /* LK_OPND_REG: the register (rax for eax,
 				     zmm0 for xmm0) */

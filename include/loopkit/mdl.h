@@ -247,6 +247,9 @@ struct lk_mdl_extraction {
 	struct lk_mdl mdl;
 	/* Static metrics (also in mdl.meta). */
 	long unroll, lanes, spill_fill, carried, other_ops, split;
+	/* Loads of stack bytes no one store of the iteration wrote all of
+	 * (meta forward_fail when not 0): no store forwards to them. */
+	long forward_fail;
 	/* The recurrence carried from one iteration of the compiled loop
 	 * to a later one, in a register or through memory, that takes the
 	 * longest: its operations per latency class (meta chain_add,
@@ -293,6 +296,12 @@ void lk_mdl_extraction_json(const struct lk_mdl_extraction *x,
  */
 int lk_mdl_features(struct lk_ctx *ctx, const char *file,
 		    const struct lk_mdl *m, long k, double *f);
+/* The element of m's innermost µkernels: 4 (bytes) when an access size
+ * is not a multiple of 8, else 8 (the seeds'). lk_mdl_predict predicts
+ * a 4-byte element loop against a packed class per pair of canonical
+ * iterations, whose accesses move 8 bytes per element of the features,
+ * and halves it. */
+int lk_mdl_element_bytes(const struct lk_mdl *m);
 /* The number of innermost µkernels of m. */
 size_t lk_mdl_ukernel_count(const struct lk_mdl *m);
 
@@ -357,11 +366,13 @@ struct lk_mdl_prediction {
 	struct lk_mdl_knn_step *steps;
 	size_t *step_ukernel;        /* sum: the µkernel of each step */
 	size_t nsteps;
-	/* The latency bound of the carried recurrence: its operations
-	 * (meta chain_*) times the database's latencies, over
-	 * chain_distance and meta.unroll; 0 when m has none or the
-	 * database lacks a latency it needs. value is the larger of the
-	 * k-NN's (knn) and the bound. */
+	/* The latency bound: the larger of the carried recurrence's (its
+	 * operations, meta chain_*, times the database's latencies, over
+	 * chain_distance and meta.unroll) and the failed store forwards'
+	 * (meta forward_fail times latency:forward-fail, over
+	 * meta.unroll); 0 when m has neither or the database lacks a
+	 * latency it needs. value is the larger of the k-NN's (knn) and
+	 * the bound. */
 	double knn, bound;
 };
 
@@ -398,16 +409,19 @@ enum lk_mdl_explore {
  * The latency benchmarks a database also measures (at L1, whatever its
  * levels): a chain of dependent scalar double-precision adds,
  * multiplies, (on a CPU with FMA) fused multiply-adds, divides, and
- * store-load pairs, stored as the values of the pseudo-seeds
- * "latency:add", ... in cycles per operation. Prediction bounds a loop
- * by its carried recurrence with them (lk_mdl_predict).
+ * store-load pairs, and a run of failed store forwards, stored as the
+ * values of the pseudo-seeds "latency:add", ... in cycles per
+ * operation. Prediction bounds a loop by its carried recurrence and its
+ * failed forwards with them (lk_mdl_predict).
  */
 enum lk_mdl_latency { LK_MDL_LAT_NONE, LK_MDL_LAT_ADD, LK_MDL_LAT_MUL,
 		      LK_MDL_LAT_FMA, LK_MDL_LAT_DIV, LK_MDL_LAT_STORE,
-		      LK_MDL_NLAT };
+		      LK_MDL_LAT_FORWARD_FAIL, LK_MDL_NLAT };
 /* "latency:add", "latency:mul", "latency:fma", "latency:div",
- * "latency:store-load" (a store and the load of it); NULL for
- * LK_MDL_LAT_NONE. */
+ * "latency:store-load" (a store and the load of it),
+ * "latency:forward-fail" (the cycles per load of 16 bytes that two
+ * 8-byte stores just wrote: no store can forward to it; independent
+ * ones back to back); NULL for LK_MDL_LAT_NONE. */
 const char *lk_mdl_latency_name(enum lk_mdl_latency op);
 
 struct lk_mdl_db_unit {

@@ -294,6 +294,7 @@ int elf_image_function(struct lk_ctx *ctx, const struct elf_image *img,
 		return ret;
 	memset(out, 0, sizeof(*out));
 	out->name = lk_strdup(sym->name);
+	out->binary = lk_strdup(img->path);
 	out->addr = sym->addr;
 	out->size = sym->size;
 	out->code = lk_malloc(sym->size);
@@ -372,7 +373,42 @@ void lk_function_release(struct lk_function *fn)
 		return;
 	free(fn->name);
 	free(fn->code);
+	free(fn->binary);
 	memset(fn, 0, sizeof(*fn));
+}
+
+/* The allocated section with file contents holding [addr, addr + n). */
+static int data_at(const struct elf_image *img, uint64_t addr, size_t n,
+		   GElf_Shdr *out)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(img->elf, scn)))
+		if (gelf_getshdr(scn, out) && out->sh_type != SHT_NOBITS &&
+		    (out->sh_flags & SHF_ALLOC) && addr >= out->sh_addr &&
+		    n <= out->sh_size && addr - out->sh_addr <= out->sh_size - n)
+			return 1;
+	return 0;
+}
+
+int lk_elf_read(struct lk_ctx *ctx, const char *binary, uint64_t addr,
+		void *out, size_t n)
+{
+	struct elf_image img;
+	GElf_Shdr sh;
+	int ret = elf_image_open(ctx, binary, &img);
+
+	if (ret)
+		return ret;
+	if (img.relocatable || !data_at(&img, addr, n, &sh))
+		ret = lk_error(ctx, LK_ENOTFOUND, "%s: no initialised data at "
+			       "0x%llx (%zu bytes)%s", binary,
+			       (unsigned long long)addr, n, img.relocatable ?
+			       ": a relocatable object" : "");
+	else
+		memcpy(out, img.raw + sh.sh_offset + (addr - sh.sh_addr), n);
+	elf_image_close(&img);
+	return ret;
 }
 
 /* The GOT slot the PLT jumps through for 'name': a JUMP_SLOT relocation

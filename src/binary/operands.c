@@ -156,7 +156,10 @@ static int is_fp(ZydisElementType t)
 static void operand(const ZydisDecodedOperand *z, struct lk_operand *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->read = !!(z->actions & ZYDIS_OPERAND_ACTION_MASK_READ);
+	/* A conditional write (cmov's destination) keeps the old value
+	 * when it does not happen: the old value is read. */
+	o->read = !!(z->actions & (ZYDIS_OPERAND_ACTION_MASK_READ |
+				   ZYDIS_OPERAND_ACTION_CONDWRITE));
 	o->write = !!(z->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE);
 	o->implicit = z->visibility != ZYDIS_OPERAND_VISIBILITY_EXPLICIT;
 	o->bytes = z->size / 8;

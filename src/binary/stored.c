@@ -87,6 +87,8 @@ int lk_cfg_kernel(struct lk_ctx *ctx, struct lk_store *s, const char *binary,
 		if (ret) {
 			if (from_store)
 				*from_store = 1;
+			/* its data is the binary's (lk_elf_read) */
+			out->fn.binary = lk_strdup(binary);
 			return 0;
 		}
 	}

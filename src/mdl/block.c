@@ -95,7 +95,7 @@ static int single_block_loop(const struct lk_cfg *cfg, uint64_t addr)
 int lk_mdl_block_extract(struct lk_ctx *ctx, const uint8_t *code, size_t len,
 			 uint64_t addr, struct lk_mdl_extraction *out)
 {
-	struct lk_function fn = {NULL, addr, len, NULL};
+	struct lk_function fn = {.addr = addr, .size = len};
 	struct lk_cfg cfg;
 	int ret;
 

@@ -13,6 +13,7 @@
 #define UNROLL_MAX 4096
 #define INSNS_MAX (1L << 16)
 #define ITERATIONS_PER_CALL 8192L
+#define MIN_CALL 1024L             /* canonical: see mdl_walk_trips */
 
 void lk_mdl_concrete_opts_init(struct lk_mdl_concrete_opts *o)
 {
@@ -314,31 +315,62 @@ static long round_up(long x, long to)
 	return (x + to - 1) / to * to;
 }
 
-/* Trips per call and chunks so that the round-robin walk over the
- * arrays touches the working set's bytes. */
+/* Stream k's touch per asm iteration (walk.c), from its loads and
+ * stores in the body. */
+static void touch_stream(struct cz *z, size_t k)
+{
+	struct mdl_span *sp = lk_calloc(z->nbody + 1, sizeof(*sp));
+	size_t i, n = 0;
+
+	for (i = 0; i < z->nbody; i++) {
+		const struct mdl_insn *x = &z->body[i];
+
+		if ((x->kind == MDL_LOAD || x->kind == MDL_STORE) &&
+		    x->stream == (int)k) {
+			sp[n].off = x->disp;
+			sp[n++].size = x->bytes;
+		}
+	}
+	mdl_stream_touch((long long)z->streams[k].stride * z->opts->unroll,
+			 sp, n, &z->streams[k].touch);
+	free(sp);
+}
+
+/* Trips per call and chunks so that the walk over the arrays touches
+ * the working set's bytes: the bytes of the lines touched, a stream of
+ * a stride of a line or more cycling through lanes (walk.c). */
 static void size_walk(struct cz *z)
 {
-	long u = z->opts->unroll, walk = 0, per_call, sweep;
+	long u = z->opts->unroll, walk = 0, per_call, sweep, lanes = 1;
 	size_t k;
 
-	for (k = 0; k < z->nstreams; k++)
-		walk += labs(z->streams[k].stride);
+	for (k = 0; k < z->nstreams; k++) {
+		touch_stream(z, k);
+		walk += (long)z->streams[k].touch.touched;
+		if (z->streams[k].touch.lanes > lanes)
+			lanes = z->streams[k].touch.lanes;
+	}
 	per_call = ITERATIONS_PER_CALL / u > 0 ? ITERATIONS_PER_CALL / u : 1;
-	sweep = walk ? z->bytes / (walk * u) : per_call;
+	sweep = walk ? z->bytes / walk : per_call;
 	if (sweep < 1)
 		sweep = 1;
-	z->trips = sweep < per_call ? sweep : per_call;
+	z->trips = mdl_walk_trips(sweep, per_call,
+				  MIN_CALL / u > 0 ? MIN_CALL / u : 1, lanes);
 	z->chunks = sweep / z->trips;
-	z->walked = z->chunks * z->trips * u * walk;
+	z->walked = z->chunks * z->trips * walk;
 	for (k = 0; k < z->nstreams; k++) {
 		struct cz_stream *s = &z->streams[k];
-		long span = z->chunks * z->trips * u * labs(s->stride);
-		long pad = round_up(s->min_off < 0 ? -s->min_off : 0, 64);
+		long span, pad = round_up(s->min_off < 0 ? -s->min_off : 0, 64);
 
+		mdl_walk_cycle(z->chunks, s->touch.lanes, &s->blocks,
+			       &s->lanes);
+		s->lane_step = (long)s->touch.lane_step;
+		span = s->blocks * z->trips * u * labs(s->stride);
 		s->origin = pad + (s->stride < 0 ? span - labs(s->stride) : 0);
 		s->chunk_step = z->trips * u * s->stride;
 		s->alloc = round_up(pad + span + (s->max_end > 0 ? s->max_end
-						  : 0) + 64, 64);
+						  : 0) +
+				    (s->lanes - 1) * s->lane_step + 64, 64);
 	}
 }
 

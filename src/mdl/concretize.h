@@ -61,6 +61,7 @@ uint64_t mdl_neutral_alloc(struct mdl_insn *body, size_t n, int nregs);
 /* ---- The concretiser's state (concretize.c, emit.c). ---- */
 
 #include "loopkit/mdl.h"
+#include "mdl-int.h"
 
 #define CZ_STREAMS_MAX 12    /* general registers left for stream pointers */
 
@@ -75,8 +76,11 @@ struct cz_stream {
 	int fresh;                   /* no access seen yet */
 	long stride;                 /* bytes per canonical iteration */
 	long min_off, max_end;       /* lowest offset, highest offset + size */
+	struct mdl_touch touch;      /* per asm iteration (walk.c) */
+	long blocks, lanes;          /* its cycle over the chunks (walk.c) */
+	long lane_step;              /* bytes between lanes */
 	long origin;                 /* pointer of chunk 0 from the array */
-	long chunk_step;             /* pointer change from chunk to chunk */
+	long chunk_step;             /* pointer change from block to block */
 	long alloc;                  /* bytes allocated */
 };
 
@@ -99,7 +103,8 @@ struct cz {
 	long bundles;                /* the count Algorithm 2 used */
 	uint64_t init;               /* registers the prologue initialises */
 	long bytes;                  /* the working set asked for */
-	long trips, chunks, walked;  /* asm iterations per call, chunks, bytes */
+	long trips, chunks, walked;  /* asm iterations per call, chunks, and
+					the bytes of the lines touched */
 };
 
 /* Print the C benchmark of a scheduled, sized z. */

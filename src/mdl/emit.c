@@ -127,11 +127,18 @@ static void emit_tables(const struct cz *z, struct lk_buf *out)
 		    z->elem == 8 ? "double" : "float");
 	lk_buf_adds(out, "/* Per stream: bytes allocated, the pointer of "
 		    "chunk 0 from the array's\n * start, the pointer's change "
-		    "from one chunk to the next. */\n");
+		    "from one block to the next; call c\n * takes block c % "
+		    "blocks of lane c / blocks, lanes lane_step bytes\n * apart "
+		    "(a stream touching a line per access cycles through the "
+		    "lines\n * between). */\n");
 	emit_table(out, "mdl_alloc", z, offsetof(struct cz_stream, alloc));
 	emit_table(out, "mdl_origin", z, offsetof(struct cz_stream, origin));
 	emit_table(out, "mdl_chunk_step", z,
 		   offsetof(struct cz_stream, chunk_step));
+	emit_table(out, "mdl_blocks", z, offsetof(struct cz_stream, blocks));
+	emit_table(out, "mdl_lanes", z, offsetof(struct cz_stream, lanes));
+	emit_table(out, "mdl_lane_step", z,
+		   offsetof(struct cz_stream, lane_step));
 	lk_buf_adds(out, "\nstatic mdl_elem mdl_ones[64 / sizeof(mdl_elem)] "
 		    "__attribute__((aligned(64)));\nstatic char *mdl_base"
 		    "[MDL_STREAMS + 1];\nstatic char *mdl_array[MDL_STREAMS + "
@@ -215,7 +222,9 @@ static const char driver[] =
 	"\n"
 	"\tfor (k = 0; k < MDL_STREAMS; k++)\n"
 	"\t\tmdl_ptr[k] = mdl_array[k] + mdl_origin[k] +\n"
-	"\t\t\t     mdl_chunk * mdl_chunk_step[k];\n"
+	"\t\t\t     mdl_chunk % mdl_blocks[k] * mdl_chunk_step[k] +\n"
+	"\t\t\t     lk_mdl_lane(mdl_chunk / mdl_blocks[k], mdl_lanes[k]) *\n"
+	"\t\t\t     mdl_lane_step[k];\n"
 	"\tmdl_kernel(mdl_ptr, MDL_TRIPS);\n"
 	"\tif (++mdl_chunk == MDL_CHUNKS)\n"
 	"\t\tmdl_chunk = 0;\n"
@@ -267,6 +276,7 @@ int mdl_emit(struct cz *z, struct lk_buf *out)
 	emit_header(z, out);
 	emit_tables(z, out);
 	emit_kernel(z, out);
+	lk_buf_adds(out, mdl_walk_lane_c);
 	lk_buf_adds(out, driver);
 	return 0;
 }

@@ -24,6 +24,9 @@ struct xnode {
 	 * is the value those bytes hold at the end of the iteration (the
 	 * next iteration's φ), 0 when several. */
 	unsigned reg, lo, len;
+	int stack;                /* XN_PHI of stack bytes [addr, addr+len)
+				     from base register reg */
+	int64_t addr;
 	size_t final;
 	size_t chain;             /* XN_OP on an accumulation chain: its
 				     φ's node number, else 0 */
@@ -53,6 +56,7 @@ struct xloop {
 	size_t nflows;
 	long lanes, spill_fill, carried, split;
 	long remat;               /* carried values re-materialised as loads */
+	long forward_fail;        /* stack loads no one store forwards to */
 };
 
 /* Destination lane j is lane lane[j] of operand src[j] (0: the
@@ -62,9 +66,21 @@ struct perm {
 	unsigned char src[VBYTES], lane[VBYTES];
 };
 
+/* Vector registers whose bytes are known constants, read from the
+ * binary's data (lk_elf_read), by decoder register number. */
+struct xconsts {
+	uint8_t (*bytes)[VBYTES];
+	unsigned char *known;
+	size_t n;                 /* registers covered */
+};
+
 /* The lane selection of in into *p, when it is a known shuffle without
- * a mask (extract-shuffle.c): 1, else 0. */
-int mdl_x_permutation(const struct lk_insn_ops *in, struct perm *p);
+ * a mask (extract-shuffle.c): 1, else 0. A shuffle by an index vector
+ * (vpermt2pd, vpermi2pd, vpermpd/vpermq/vpermd/vpermps by register) is
+ * known when its index register is a known constant of k (may be
+ * NULL). */
+int mdl_x_permutation(const struct lk_insn_ops *in, const struct xconsts *k,
+		      struct perm *p);
 /* After the walk (extract-loop.c): carried values that are the previous
  * iteration's loads become loads (rule 8); accumulation chains marked
  * (rule 9). */

@@ -34,8 +34,8 @@ static void unpck(struct perm *p, unsigned bytes, int hi, int s1, int s2)
 		}
 }
 
-/* valign[dq], vperm(pd|q) by an immediate, vpermilpd, extract and
- * insert of 128/256-bit halves: lanes across the register. */
+/* valign[dq], vperm(pd|q) by an immediate, vpermilpd, vperm2f128,
+ * extract and insert of 128/256-bit halves: lanes across the register. */
 static int perm_cross(const char *m, const struct lk_operand *d, int s1,
 		      int s2, int one, long long imm, int has_imm,
 		      unsigned b2, unsigned L, struct perm *p)
@@ -54,6 +54,17 @@ static int perm_cross(const char *m, const struct lk_operand *d, int s1,
 	    one == s2 && s1 == 0) {
 		for (j = 0; j < L; j++)
 			sel(p, j, one, (j & ~3u) + ((imm >> (2 * (j % 4))) & 3));
+		return 1;
+	}
+	/* vperm2f128/vperm2i128: each 128-bit half of the destination one
+	 * half of either source (imm[1:0], imm[5:4]); zeroing not known */
+	if ((!strcmp(m, "perm2f128") || !strcmp(m, "perm2i128")) &&
+	    has_imm && s1 && !(imm & 0x88) && d->bytes == 32) {
+		p->elem = 8;
+		for (j = 0; j < 4; j++) {
+			k = (unsigned)(imm >> (j < 2 ? 0 : 4)) & 3;
+			sel(p, j, k < 2 ? s1 : s2, (k & 1) * 2 + j % 2);
+		}
 		return 1;
 	}
 	if (!strcmp(m, "permilpd") && has_imm && s1 == 0) {
@@ -153,10 +164,61 @@ static int perm_half(const char *m, const struct lk_operand *d, int s1,
 	return 1;
 }
 
+/* The element of index vector bytes b at lane j, elem bytes wide. */
+static unsigned long long index_at(const uint8_t *b, unsigned j, unsigned elem)
+{
+	unsigned long long v = 0;
+	unsigned i;
+
+	for (i = elem; i-- > 0;)
+		v = v << 8 | b[j * elem + i];
+	return v;
+}
+
+/* vpermt2*, vpermi2*: two tables, lanes chosen by the index vector;
+ * vperm(pd|q|d|ps) by register: one table. The index register must be a
+ * known constant. */
+static int perm_index(const char *m, const struct lk_insn_ops *in,
+		      const struct xconsts *k, struct perm *p)
+{
+	size_t n = strlen(m);
+	int t2 = !strncmp(m, "permt2", 6), i2 = !strncmp(m, "permi2", 6);
+	int one = !strcmp(m, "permpd") || !strcmp(m, "permq") ||
+		  !strcmp(m, "permd") || !strcmp(m, "permps");
+	const struct lk_operand *d = &in->ops[0], *ix;
+	unsigned elem, L, j;
+	unsigned long long x;
+
+	if (!k || (!t2 && !i2 && !one) || in->nops < 3 ||
+	    in->ops[1].kind != LK_OPND_REG || in->ops[2].implicit)
+		return 0;
+	if (one && in->ops[2].kind == LK_OPND_IMM)
+		return 0;            /* by an immediate: perm_cross's */
+	ix = i2 ? &in->ops[0] : &in->ops[1];
+	if (ix->kind != LK_OPND_REG || ix->reg >= k->n || !k->known[ix->reg])
+		return 0;
+	elem = !strcmp(m + n - 2, "pd") || m[n - 1] == 'q' ? 8 : 4;
+	L = d->bytes / elem;
+	if (!L || L > VBYTES)
+		return 0;
+	p->elem = elem;
+	for (j = 0; j < L; j++) {
+		x = index_at(k->bytes[ix->reg], j, elem);
+		if (one)
+			sel(p, j, 2, (unsigned)(x % L));
+		else if ((x & L) == 0)   /* x mod 2L < L: the first table */
+			sel(p, j, i2 ? 1 : 0, (unsigned)(x % L));
+		else
+			sel(p, j, 2, (unsigned)(x % L));
+	}
+	return 1;
+}
+
 /* The lane selection of in, when it is a known shuffle without a mask:
  * s1, s2 are its two sources (the legacy two-operand forms read the
  * destination as s1), one its only source. */
-int mdl_x_permutation(const struct lk_insn_ops *in, struct perm *p)
+int mdl_x_permutation(const struct lk_insn_ops *in,
+		      const struct xconsts *known, struct perm *p)
 {
 	const struct lk_operand *d = &in->ops[0];
 	int s[3], ns = 0, s1, s2;
@@ -198,6 +260,8 @@ int mdl_x_permutation(const struct lk_insn_ops *in, struct perm *p)
 		return 1;
 	if (in->op == LK_OPC_MOVE)
 		return 0;
+	if (perm_index(m, in, known, p))
+		return p->n > 0;
 	return perm_shuffle(m, d, s1, s2, s[0], imm, has_imm,
 			    in->ops[s2].bytes, p) && p->n;
 }

@@ -19,6 +19,7 @@ struct slot {
 	unsigned base;
 	int64_t addr;             /* one byte */
 	size_t val;
+	size_t store;             /* 1 + the instruction that wrote it */
 };
 
 struct walk {
@@ -33,6 +34,13 @@ struct walk {
 	struct slot *swritten;    /* stack bytes written anywhere */
 	size_t nsw, asw;
 	unsigned sp, bp;          /* rsp, rbp */
+	size_t cur;               /* 1 + the instruction being walked */
+	struct xconsts consts;    /* vector registers holding known data */
+	const char *binary;       /* the function's ELF file, or NULL */
+	/* the values the last compare read: its flags are a function of
+	 * them, for a cmov, setcc, adc or sbb that reads them */
+	size_t cmp_vals[16];
+	size_t ncmp;
 };
 
 /* ---- The graph. ---- */
@@ -94,14 +102,21 @@ static int is_rip(const struct lk_operand *o)
 	return o->base && lk_reg_class_of(o->base) == LK_REG_IP;
 }
 
-static size_t *slot_at(struct walk *w, unsigned base, int64_t addr)
+static struct slot *slot_find(struct walk *w, unsigned base, int64_t addr)
 {
 	size_t i;
 
 	for (i = 0; i < w->nslots; i++)
 		if (w->slots[i].base == base && w->slots[i].addr == addr)
-			return &w->slots[i].val;
+			return &w->slots[i];
 	return NULL;
+}
+
+static size_t *slot_at(struct walk *w, unsigned base, int64_t addr)
+{
+	struct slot *s = slot_find(w, base, addr);
+
+	return s ? &s->val : NULL;
 }
 
 static int stack_written(const struct walk *w, unsigned base, int64_t addr)
@@ -164,7 +179,12 @@ static size_t slot_values(struct walk *w, const struct lk_operand *o,
 				w->x->nodes[phi].carried =
 					stack_written(w, o->base, addr);
 				w->x->carried += w->x->nodes[phi].carried;
+				w->x->nodes[phi].stack = 1;
+				w->x->nodes[phi].reg = o->base;
+				w->x->nodes[phi].addr = addr;
 			}
+			w->x->nodes[phi].len = (unsigned)(addr + 1 -
+						w->x->nodes[phi].addr);
 			val = phi;
 		}
 		for (k = 0; k < nv && v[k] != val; k++)
@@ -236,15 +256,16 @@ static void write_lane(struct walk *w, const struct lk_operand *d, unsigned j,
 	if (is_stack(w, d)) {
 		for (b = 0; b < elem; b++) {
 			int64_t addr = d->disp + (int64_t)j * elem + b;
-			size_t *s = slot_at(w, d->base, addr);
+			struct slot *s = slot_find(w, d->base, addr);
 
 			if (!s) {
 				LK_GROW(w->slots, w->nslots + 1, w->aslots);
-				w->slots[w->nslots].base = d->base;
-				w->slots[w->nslots].addr = addr;
-				s = &w->slots[w->nslots++].val;
+				s = &w->slots[w->nslots++];
+				s->base = d->base;
+				s->addr = addr;
 			}
-			*s = val;
+			s->val = val;
+			s->store = w->cur;
 		}
 		return;
 	}
@@ -488,13 +509,62 @@ static void move(struct walk *w, const struct lk_insn_ops *in,
 	(void)ld;
 }
 
+/* Does in read the flags (cmov, setcc, adc, sbb; not a jump)? */
+static int reads_flags(const struct lk_insn_ops *in)
+{
+	size_t k;
+
+	if (in->op == LK_OPC_BRANCH)
+		return 0;
+	for (k = 0; k < in->nops; k++)
+		if (in->ops[k].kind == LK_OPND_REG &&
+		    in->ops[k].rclass == LK_REG_FLAGS && in->ops[k].read)
+			return 1;
+	return 0;
+}
+
+/* The flags the last compare set, as a node of its inputs (0: none). */
+static size_t flags_value(struct walk *w)
+{
+	size_t n, i;
+
+	if (!w->ncmp)
+		return 0;
+	n = node(w->x, XN_OP);
+	w->x->nodes[n].op = LK_OPC_COMPARE;
+	for (i = 0; i < w->ncmp; i++)
+		add_input(w->x, n, w->cmp_vals[i]);
+	return n;
+}
+
+/* A compare: the values it reads, for the flags' readers. */
+static void compare(struct walk *w, const struct lk_insn_ops *in)
+{
+	size_t k, v[MAXV], nv, i;
+	unsigned e, j, l;
+
+	w->ncmp = 0;
+	for (k = 0; k < in->nops; k++) {
+		const struct lk_operand *o = &in->ops[k];
+
+		if (!data_operand(o) || !o->read || o->kind == LK_OPND_IMM)
+			continue;
+		l = lanes_of(in, o, &e);
+		for (j = 0; j < l; j++) {
+			nv = read_lane(w, o, j, e, v);
+			for (i = 0; i < nv && w->ncmp < 16; i++)
+				w->cmp_vals[w->ncmp++] = v[i];
+		}
+	}
+}
+
 static void compute(struct walk *w, const struct lk_insn_ops *in,
 		    const struct lk_operand *d)
 {
 	unsigned ed, ld = lanes_of(in, d, &ed), j, e;
 	size_t k, v[MAXV], nv, i;
 	int cross = in->op == LK_OPC_SHUFFLE || in->op == LK_OPC_HADD;
-	size_t out[VBYTES];
+	size_t out[VBYTES], flags;
 	int stack = 0;
 
 	for (k = 0; k < in->nops; k++) {
@@ -508,11 +578,14 @@ static void compute(struct walk *w, const struct lk_insn_ops *in,
 	}
 	if (ld > VBYTES)
 		ld = VBYTES;
+	flags = reads_flags(in) ? flags_value(w) : 0;
 	for (j = 0; j < ld; j++) {
 		size_t n = node(w->x, XN_OP);
 
 		w->x->nodes[n].op = in->op;
 		w->x->nodes[n].fp = d->fp;
+		if (flags)
+			add_input(w->x, n, flags);
 		for (k = 0; k < in->nops; k++) {
 			const struct lk_operand *o = &in->ops[k];
 			unsigned l, lo, lj;
@@ -574,6 +647,32 @@ static void permute(struct walk *w, const struct lk_insn_ops *in,
 		w->x->spill_fill++;
 }
 
+/*
+ * A load of stack bytes that no single store of this iteration wrote
+ * all of (two stores, or a store and older bytes): the store cannot be
+ * forwarded to it, and it waits for the stores to reach the cache
+ * (gcc's nussinov assembles a vector from two 8-byte stores).
+ */
+static void check_forward(struct walk *w, const struct lk_operand *o)
+{
+	size_t first = 0;
+	unsigned b, n = o->bytes ? o->bytes : 8;
+	int mixed = 0, fresh = 0;
+
+	for (b = 0; b < n; b++) {
+		const struct slot *sl = slot_find(w, o->base, o->disp + b);
+		size_t id = sl ? sl->store : 0;
+
+		fresh |= id != 0;
+		if (!b)
+			first = id;
+		else if (id != first)
+			mixed = 1;
+	}
+	if (fresh && mixed)
+		w->x->forward_fail++;
+}
+
 static void step(struct walk *w, const struct lk_insn_ops *in)
 {
 	const struct lk_operand *d = NULL, *s = NULL;
@@ -591,6 +690,9 @@ static void step(struct walk *w, const struct lk_insn_ops *in)
 	for (k = 0; k < in->nops; k++) {
 		const struct lk_operand *o = &in->ops[k];
 
+		if (o->kind == LK_OPND_MEM && o->read && !o->agen &&
+		    is_stack(w, o))
+			check_forward(w, o);
 		if (!data_operand(o))
 			continue;
 		if (o->write && !d)
@@ -598,8 +700,12 @@ static void step(struct walk *w, const struct lk_insn_ops *in)
 		else if (o->read && !s && o->kind != LK_OPND_IMM)
 			s = o;
 	}
-	if (!d)
-		return;               /* compare, test: flags only */
+	if (!d) {
+		/* compare, test: flags only */
+		if (in->op == LK_OPC_COMPARE)
+			compare(w, in);
+		return;
+	}
 	if (d->kind == LK_OPND_REG) {
 		unsigned l = lanes_of(in, d, &e);
 
@@ -614,7 +720,7 @@ static void step(struct walk *w, const struct lk_insn_ops *in)
 			write_lane(w, d, j, e, z);
 		return;
 	}
-	if (mdl_x_permutation(in, &p)) {
+	if (mdl_x_permutation(in, &w->consts, &p)) {
 		permute(w, in, &p);
 		return;
 	}
@@ -629,7 +735,97 @@ static void step(struct walk *w, const struct lk_insn_ops *in)
 		compute(w, in, d);
 }
 
+/* ---- Constants read from the binary's data (index vectors). ---- */
+
+/*
+ * The vector registers insn defines: known constants when it is a move
+ * or broadcast of RIP-relative data the binary holds (clang loads a
+ * vpermt2pd's index vector from .rodata), else unknown.
+ */
+static void track_constants(struct xconsts *k, const char *binary,
+			    const struct lk_insn *insn,
+			    const struct lk_insn_ops *in)
+{
+	const struct lk_operand *d = &in->ops[0], *s = &in->ops[1];
+	uint8_t data[VBYTES];
+	struct lk_ctx quiet;
+	unsigned b;
+	size_t i;
+
+	for (i = 0; i < in->nops; i++)
+		if (in->ops[i].kind == LK_OPND_REG && in->ops[i].write &&
+		    in->ops[i].rclass == LK_REG_VEC && in->ops[i].reg < k->n)
+			k->known[in->ops[i].reg] = 0;
+	if (!binary || in->nops < 2 ||
+	    (in->op != LK_OPC_MOVE && in->op != LK_OPC_BROADCAST) ||
+	    d->kind != LK_OPND_REG || d->rclass != LK_REG_VEC ||
+	    d->reg >= k->n || !d->bytes || d->bytes > VBYTES ||
+	    s->kind != LK_OPND_MEM || !s->base ||
+	    lk_reg_class_of(s->base) != LK_REG_IP || !s->bytes ||
+	    s->bytes > d->bytes || (in->op == LK_OPC_MOVE &&
+				    s->bytes != d->bytes))
+		return;
+	lk_ctx_init(&quiet);
+	if (lk_elf_read(&quiet, binary, insn->addr + insn->len +
+			(uint64_t)s->disp, data, s->bytes))
+		return;
+	memset(k->bytes[d->reg], 0, VBYTES);
+	for (b = 0; b < d->bytes; b++)
+		k->bytes[d->reg][b] = data[b % s->bytes];
+	k->known[d->reg] = 1;
+}
+
+/* The constants the loop starts with: those its one preheader (the one
+ * other block jumping or falling into it) leaves in registers the loop
+ * does not redefine. */
+static void entry_constants(const struct lk_cfg *cfg, size_t head,
+			    struct walk *w)
+{
+	size_t b, i, pred = 0, npred = 0;
+	struct lk_insn_ops ops;
+
+	for (b = 0; b < cfg->nblocks; b++)
+		for (i = 0; b != head && i < cfg->blocks[b].nsucc; i++)
+			if (cfg->blocks[b].succ[i] == head) {
+				pred = b;
+				npred++;
+				break;
+			}
+	if (npred != 1 || !w->binary)
+		return;
+	for (i = 0; i < cfg->blocks[pred].ninsns; i++) {
+		const struct lk_insn *insn =
+			&cfg->insns[cfg->blocks[pred].first + i];
+
+		if (!lk_insn_operands(insn->bytes, insn->len, &ops))
+			track_constants(&w->consts, w->binary, insn, &ops);
+	}
+	for (i = 0; i < w->consts.n; i++)
+		if (w->written[i])
+			w->consts.known[i] = 0;
+}
+
 /* ---- Loop-carried values. ---- */
+
+/* A stack slot φ's final value: what its bytes hold at the end of the
+ * iteration, when one value. */
+static void stack_final(struct walk *w, struct xnode *p, size_t n)
+{
+	size_t *v;
+	unsigned b;
+
+	p->final = 0;
+	for (b = 0; b < p->len; b++) {
+		v = slot_at(w, p->reg, p->addr + b);
+		if (!v || (b && *v != p->final)) {
+			p->final = 0;
+			return;
+		}
+		p->final = *v;
+	}
+	if (p->final == n)
+		p->final = 0;
+}
 
 /* Each register φ's final value: what its bytes hold at the end. */
 static void finals(struct walk *w)
@@ -643,6 +839,10 @@ static void finals(struct walk *w)
 
 		if (p->kind != XN_PHI || !p->carried || !p->reg || !p->len)
 			continue;
+		if (p->stack) {
+			stack_final(w, p, n);
+			continue;
+		}
 		p->final = w->val[p->reg][p->lo];
 		for (b = p->lo; b < p->lo + p->len && b < VBYTES; b++)
 			if (w->val[p->reg][b] != p->final)
@@ -700,8 +900,18 @@ int mdl_x_walk(const struct lk_cfg *cfg, size_t head, struct xloop *x,
 	}
 	scan_registers(w);
 	ret = check_addresses(w, reason);
-	for (i = 0; !ret && i < w->n; i++)
+	w->binary = cfg->fn.binary;
+	w->consts.n = NREG;
+	w->consts.bytes = lk_calloc(NREG, sizeof(*w->consts.bytes));
+	w->consts.known = lk_calloc(NREG, 1);
+	if (!ret)
+		entry_constants(cfg, head, w);
+	for (i = 0; !ret && i < w->n; i++) {
+		w->cur = i + 1;
 		step(w, &w->ops[i]);
+		track_constants(&w->consts, w->binary,
+				&cfg->insns[b->first + i], &w->ops[i]);
+	}
 	for (i = 0; !ret && i < x->naccs; i++) {
 		struct xacc *a = &x->accs[i];
 
@@ -720,6 +930,8 @@ out:
 	free(w->val);
 	free(w->slots);
 	free(w->swritten);
+	free(w->consts.bytes);
+	free(w->consts.known);
 	free(w);
 	return ret;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "loopkit/mdl.h"
+#include "mdl-int.h"
 
 struct leaves {
 	const struct lk_mdl_ukernel **uks;
@@ -62,34 +63,53 @@ static int value_of(struct lk_ctx *ctx, const char *file,
 /* A stride of at least a cache line: each access a new line. */
 #define FAR_STRIDE 64
 
-struct far_line {
+struct far_access {
 	size_t flow;
-	long long line;
+	long long stride;
+	struct mdl_span span;
 };
 
 struct tally {
 	long long in_bytes, out_bytes, add, mul;
 	int elem;                   /* 8, or 4 when a size needs it */
 	unsigned char *flows;       /* by flow index: accessed */
-	struct far_line *far;       /* the distinct lines far accesses
-				       touch in one iteration */
+	struct far_access *far;     /* the accesses of a far stride */
 	size_t nfar, afar;
 };
 
-/* A far access (a stride of a line or more) at offset off of flow: a
- * new line each iteration, unless another far access of the flow is
- * in the same line. */
-static void add_far(struct tally *t, size_t flow, long long off)
+static void add_far(struct tally *t, size_t flow, long long stride,
+		    long long off, long long size)
 {
-	long long line = off >= 0 ? off / 64 : -((-off + 63) / 64);
-	size_t i;
-
-	for (i = 0; i < t->nfar; i++)
-		if (t->far[i].flow == flow && t->far[i].line == line)
-			return;
 	LK_GROW(t->far, t->nfar + 1, t->afar);
-	t->far[t->nfar].flow = flow;
-	t->far[t->nfar++].line = line;
+	t->far[t->nfar++] = (struct far_access){flow, stride, {off, size}};
+}
+
+/* The lines far accesses touch per iteration: per flow, its accesses'
+ * new lines (walk.c: offsets a stride apart, a column stencil's
+ * a[i-1][j] and a[i+1][j], are one line each iteration, not two). */
+static double far_lines(const struct tally *t, size_t nflows)
+{
+	struct mdl_span *sp = lk_calloc(t->nfar + 1, sizeof(*sp));
+	struct mdl_touch touch;
+	double lines = 0;
+	size_t f, i, n;
+
+	for (f = 0; f < nflows; f++) {
+		long long stride = 0;
+
+		for (i = n = 0; i < t->nfar; i++)
+			if (t->far[i].flow == f) {
+				if (llabs(t->far[i].stride) > llabs(stride))
+					stride = t->far[i].stride;
+				sp[n++] = t->far[i].span;
+			}
+		if (!n)
+			continue;
+		mdl_stream_touch(stride, sp, n, &touch);
+		lines += (double)touch.touched / FAR_STRIDE;
+	}
+	free(sp);
+	return lines;
 }
 
 static int tally_accesses(struct lk_ctx *ctx, const char *file,
@@ -107,7 +127,7 @@ static int tally_accesses(struct lk_ctx *ctx, const char *file,
 		    (ret = value_of(ctx, file, m, &a[i].offset, &off)))
 			return ret;
 		if (stride >= FAR_STRIDE || stride <= -FAR_STRIDE)
-			add_far(t, a[i].flow, off);
+			add_far(t, a[i].flow, stride, off, size);
 		if (size <= 0 || size % 4)
 			return lk_error(ctx, LK_EINPUT, "%s: flow %s: size %lld "
 					"is not a whole number of 4- or 8-byte "
@@ -158,7 +178,34 @@ static void to_features(const struct lk_mdl *m, const struct tally *t,
 	f[2] = (double)streams;
 	f[3] = (double)t->add;
 	f[4] = (double)t->mul;
-	f[5] = (double)t->nfar;
+	f[5] = far_lines(t, m->nflows);
+}
+
+int lk_mdl_element_bytes(const struct lk_mdl *m)
+{
+	struct leaves lv = {0};
+	struct lk_ctx ctx;
+	size_t i, k;
+	int dir, elem = 8;
+
+	lk_ctx_init(&ctx);
+	collect(&lv, &m->body);
+	for (i = 0; i < lv.n; i++)
+		for (dir = 0; dir < 2; dir++) {
+			const struct lk_mdl_access *a = dir ? lv.uks[i]->out
+							    : lv.uks[i]->in;
+			size_t n = dir ? lv.uks[i]->nout : lv.uks[i]->nin;
+
+			for (k = 0; k < n; k++) {
+				long long size;
+
+				if (!value_of(&ctx, "", m, &a[k].size, &size) &&
+				    size % 8)
+					elem = 4;
+			}
+		}
+	free(lv.uks);
+	return elem;
 }
 
 int lk_mdl_features(struct lk_ctx *ctx, const char *file,

@@ -16,7 +16,7 @@
 
 static const char *const latency_names[LK_MDL_NLAT] = {
 	NULL, "latency:add", "latency:mul", "latency:fma", "latency:div",
-	"latency:store-load"};
+	"latency:store-load", "latency:forward-fail"};
 
 const char *lk_mdl_latency_name(enum lk_mdl_latency op)
 {
@@ -39,6 +39,12 @@ static void chain_insn(const struct lk_mdl_machine *m,
 	else if (op == LK_MDL_LAT_STORE)
 		lk_buf_addf(out, "%smovsd %%%%xmm0, 24(%%1)\\n\\t%smovsd "
 			    "24(%%1), %%%%xmm0", v, v);
+	else if (op == LK_MDL_LAT_FORWARD_FAIL)
+		/* two 8-byte halves stored, 16 bytes loaded: independent of
+		 * the last group, so the cost is the failed forward's */
+		lk_buf_addf(out, "%smovsd %%%%xmm1, 32(%%1)\\n\\t%smovsd "
+			    "%%%%xmm2, 40(%%1)\\n\\t%smovupd 32(%%1), "
+			    "%%%%xmm0", v, v, v);
 	else if (op == LK_MDL_LAT_DIV && m->three_operand)
 		lk_buf_adds(out, "vdivsd %%xmm1, %%xmm0, %%xmm0");
 	else if (op == LK_MDL_LAT_DIV)
@@ -65,7 +71,8 @@ int mdl_latency_source(const struct lk_mdl_machine *m,
 		    "operation, %d in a chain per loop iteration, %ld "
 		    "iterations per step.\n */\n#include <lkrt.h>\n\n",
 		    CHAIN, TRIPS);
-	lk_buf_addf(out, "static double mdl_in[4] = {1.0, %s, 1.0, 0.0};\n\n"
+	lk_buf_addf(out, "static double mdl_in[8] __attribute__((aligned(64)))"
+		    " = {1.0, %s, 1.0, 0.0};\n\n"
 		    "__attribute__((noinline%s%s%s)) static void "
 		    "mdl_chain(long n)\n{\n\t__asm__ volatile(\n"
 		    "\t\t\"movsd (%%1), %%%%xmm0\\n\\t\"\n"

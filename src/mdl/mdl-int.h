@@ -57,4 +57,58 @@ int mdl_record_variant(struct lk_ctx *ctx, struct lk_store *s,
 		       const struct lk_param *params, size_t nparams,
 		       int64_t *variant_id);
 
+/* ---- The walk over a level's working set (walk.c), shared by
+ * concretisation and replay. ---- */
+
+/* One access of a stream in one iteration: bytes from its pointer. */
+struct mdl_span {
+	long long off, size;
+};
+
+/* What a stream touches per iteration, and how its calls cycle. */
+struct mdl_touch {
+	long long touched;   /* bytes of the lines it touches per iteration */
+	long lanes;          /* bases, lane_step apart, its calls cycle
+				through (1: walk straight on) */
+	long long lane_step; /* bytes between lanes (a multiple of 64) */
+};
+
+/*
+ * The touch of a stream advancing stride bytes per iteration with the
+ * n accesses acc (offsets from its pointer). Under a line (64 bytes)
+ * of stride, or when its accesses cover every line of the stride, it
+ * touches every byte it spans: touched = |stride|, one lane. Otherwise
+ * the accesses' offsets modulo the stride form clusters (an access less
+ * than a line past a cluster joins it); touched = 64 x the lines the
+ * clusters cover from a line-aligned base, and the lanes are the most
+ * shifts of the base, by the most lines a cluster covers at any
+ * alignment of the base to its accesses' granularity, under which no
+ * lane of a cluster reaches a line of another lane or cluster.
+ */
+void mdl_stream_touch(long long stride, const struct mdl_span *acc,
+		      size_t n, struct mdl_touch *out);
+
+/*
+ * Iterations per call for a sweep of `sweep` iterations: at most
+ * per_call, and few enough that `chunks` = sweep / trips reaches
+ * `lanes` (the most of any stream), so that a far stream's array is no
+ * larger than the lines it holds and its pages as many as a dense
+ * working set's; but never fewer than t_min (or the sweep) for that: a
+ * call too short would be measured as its overhead.
+ */
+long mdl_walk_trips(long sweep, long per_call, long t_min, long lanes);
+
+/*
+ * A stream of `lanes` lanes over `chunks` calls a sweep: call c takes
+ * block c % blocks (the base advanced by the block's iterations) of
+ * lane c / blocks. blocks = ceil(chunks / lanes) and *used = ceil(chunks
+ * / blocks) <= lanes, so blocks x used >= chunks and every call has its
+ * own (block, lane).
+ */
+void mdl_walk_cycle(long chunks, long lanes, long *blocks, long *used);
+
+/* The C function lk_mdl_lane(i, n), the position of the i-th lane
+ * visited of n: even lanes first, then the odd ones. */
+extern const char mdl_walk_lane_c[];
+
 #endif

@@ -692,8 +692,9 @@ static void ukernels_of(struct lk_mdl *m, const struct canon *c,
 
 /*
  * The recurrence that bounds the loop (doc/loopkit-mdl.md, "the carried
- * chain"): a register value carried from one iteration to the next (a
- * carried φ to its final value), or a value stored and loaded back k
+ * chain"): a register or stack slot value carried from one iteration to
+ * the next (a carried φ to its final value; a slot's adds a store and a
+ * load), or a value stored and loaded back k
  * iterations later (a load of a stream at the offset a store of the
  * same stream had k strides earlier). Its operations are counted per
  * latency class; the path kept is the longest by typical latencies
@@ -703,6 +704,10 @@ static const double typical[LK_MDL_NCHAIN] = {3, 3, 4, 13, 1, 5};
 
 static int chain_class(const struct xnode *n)
 {
+	/* integer adds, subtracts and logic take a cycle, not an FP
+	 * operation's latency */
+	if (!n->fp && n->op != LK_OPC_MUL && n->op != LK_OPC_DIV)
+		return LK_MDL_CHAIN_OTHER;
 	switch (n->op) {
 	case LK_OPC_ADD: case LK_OPC_SUB: case LK_OPC_HADD:
 		return LK_MDL_CHAIN_ADD;
@@ -816,8 +821,12 @@ static void recurrences(const struct xloop *x, struct lk_mdl_extraction *out)
 		const struct xnode *n = &x->nodes[p];
 
 		if (n->kind == XN_PHI && n->carried && n->final &&
-		    longest_path(x, p, n->final, count))
+		    longest_path(x, p, n->final, count)) {
+			/* a stack slot's value goes through a store and a
+			 * load to the next iteration */
+			count[LK_MDL_CHAIN_FORWARD] += n->stack;
 			keep_chain(count, 1, out);
+		}
 		if (n->kind != XN_LOAD)
 			continue;
 		for (q = p + 1; q < x->nnodes; q++) {
@@ -863,6 +872,9 @@ static void metrics(struct lk_mdl *m, const struct canon *c, const char *source,
 	if (c->x->remat)
 		meta_add(m, "remat", LK_MDL_INT,
 			 lk_asprintf("%ld", c->x->remat));
+	if (c->x->forward_fail)
+		meta_add(m, "forward_fail", LK_MDL_INT,
+			 lk_asprintf("%ld", c->x->forward_fail));
 	recurrences(c->x, out);
 	for (k = 0; k < LK_MDL_NCHAIN; k++)
 		if (out->chain[k])
@@ -902,6 +914,7 @@ void mdl_x_normalize(struct xloop *x, const char *source,
 	canonical_order(&c);
 	out->lanes = x->lanes ? x->lanes : 1;
 	out->spill_fill = x->spill_fill;
+	out->forward_fail = x->forward_fail;
 	out->carried = x->carried;
 	out->other_ops = other / out->unroll;
 	out->split = x->split;

@@ -57,8 +57,8 @@ static void append_steps(struct lk_mdl_prediction *out,
 }
 
 /* One k-NN on the features of µkernel k (k < 0: all, joint). */
-static int predict_part(struct lk_ctx *ctx, const char *file,
-			const struct lk_mdl *m, long k,
+static int predict_part(struct lk_ctx *ctx, const struct lk_mdl_db_row *db,
+			const char *file, const struct lk_mdl *m, long k,
 			const struct lk_mdl_knn_seed *seeds,
 			const size_t *index, size_t n,
 			const struct lk_mdl_predict_opts *o,
@@ -67,11 +67,16 @@ static int predict_part(struct lk_ctx *ctx, const char *file,
 	struct lk_mdl_knn_result r;
 	double f[LK_MDL_NFEATURES];
 	int ret = lk_mdl_features(ctx, file, m, k, f);
+	/* A packed 4-byte element loop is predicted per pair of canonical
+	 * iterations: its instructions then move the bytes and do the
+	 * operations of one of a seed's. Scalar code moves and computes
+	 * one element per instruction whatever its width. */
+	int pair = lk_mdl_element_bytes(m) == 4 && strcmp(db->isa, "scalar");
 
 	if (ret)
 		return ret;
 	lk_mdl_knn(f, seeds, n, &o->knn, &r);
-	out->value += r.value;
+	out->value += pair ? r.value / 2 : r.value;
 	if (r.residual > out->residual)
 		out->residual = r.residual;
 	append_steps(out, &r, k < 0 ? 0 : (size_t)k, index);
@@ -140,6 +145,22 @@ static double chain_bound(const struct lk_mdl_db_row *db,
 	       (double)(unroll > 0 ? unroll : 1);
 }
 
+/*
+ * Cycles per canonical iteration of m's failed store forwards (meta
+ * forward_fail per compiled iteration, over meta.unroll): each waits
+ * for the stores before it to reach the cache, one after the other.
+ * 0 when m has none or the database lacks their latency.
+ */
+static double forward_bound(const struct lk_mdl_db_row *db,
+			    const struct lk_mdl *m)
+{
+	long n = meta_long(m, "forward_fail"), unroll = meta_long(m, "unroll");
+
+	return n ? (double)n * latency(db, LK_MDL_LAT_FORWARD_FAIL) /
+			   (double)(unroll > 0 ? unroll : 1)
+		 : 0;
+}
+
 int lk_mdl_predict(struct lk_ctx *ctx, const struct lk_mdl_db_row *db,
 		   const char *file, const struct lk_mdl *m,
 		   enum lk_mdl_level level,
@@ -161,11 +182,11 @@ int lk_mdl_predict(struct lk_ctx *ctx, const struct lk_mdl_db_row *db,
 			       db->hash, lk_mdl_level_name(level), db->isa,
 			       lk_mdl_level_name(level));
 	else if (o->combine == LK_MDL_COMBINE_JOINT || nuk < 2)
-		ret = predict_part(ctx, file, m, -1, seeds, index,
+		ret = predict_part(ctx, db, file, m, -1, seeds, index,
 				   out->seeds, o, out);
 	for (k = 0; !ret && o->combine == LK_MDL_COMBINE_SUM && nuk > 1 &&
 		    k < nuk; k++)
-		ret = predict_part(ctx, file, m, (long)k, seeds, index,
+		ret = predict_part(ctx, db, file, m, (long)k, seeds, index,
 				   out->seeds, o, out);
 	free(seeds);
 	free(index);
@@ -175,6 +196,8 @@ int lk_mdl_predict(struct lk_ctx *ctx, const struct lk_mdl_db_row *db,
 	}
 	out->knn = out->value;
 	out->bound = chain_bound(db, m);
+	if (forward_bound(db, m) > out->bound)
+		out->bound = forward_bound(db, m);
 	if (out->bound > out->value)
 		out->value = out->bound;
 	return 0;

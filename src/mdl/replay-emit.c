@@ -47,8 +47,9 @@ static void emit_header(const struct rp *p, const struct lk_mdl_replay *r,
 
 static void emit_tables(const struct rp *p, struct lk_buf *out)
 {
-	static const char *const fields[] = {"rp_alloc", "rp_origin",
-					     "rp_chunk_step", "rp_index_off"};
+	static const char *const fields[] = {
+		"rp_alloc", "rp_origin", "rp_chunk_step", "rp_index_off",
+		"rp_blocks", "rp_lanes", "rp_lane_step"};
 	size_t i, f;
 	int r;
 
@@ -57,8 +58,11 @@ static void emit_tables(const struct rp *p, struct lk_buf *out)
 		    p->fp4 > p->fp8 ? "float" : "double");
 	lk_buf_adds(out, "/* Per stream (base register): bytes allocated, "
 		    "the address of chunk 0\n * from the array's start, the "
-		    "change from one chunk to the next, and\n * what the index "
-		    "registers add to the base. */\n");
+		    "change from one block to the next,\n * what the index "
+		    "registers add to the base; call c takes block\n * c % "
+		    "blocks of lane c / blocks, lanes lane_step bytes apart "
+		    "(a stream\n * touching a line per access cycles through "
+		    "the lines between). */\n");
 	lk_buf_adds(out, "static const int rp_reg[RP_GROUPS + 1] = {");
 	for (i = 0; i < p->ngroups; i++)
 		lk_buf_addf(out, "%d, ", p->groups[i].reg);
@@ -68,10 +72,11 @@ static void emit_tables(const struct rp *p, struct lk_buf *out)
 			    fields[f]);
 		for (i = 0; i < p->ngroups; i++) {
 			const struct rp_group *g = &p->groups[i];
-			long v = f == 0 ? g->alloc : f == 1 ? g->origin :
-				 f == 2 ? g->chunk_step : g->index_off;
+			long v[] = {g->alloc, g->origin, g->chunk_step,
+				    g->index_off, g->blocks, g->lanes,
+				    (long)g->touch.lane_step};
 
-			lk_buf_addf(out, "%ldL, ", v);
+			lk_buf_addf(out, "%ldL, ", v[f]);
 		}
 		lk_buf_adds(out, "0};\n");
 	}
@@ -116,8 +121,15 @@ static void emit_prologue(const struct rp *p, struct lk_buf *out)
 		    "\t\"push %rbx\\n\"\n\t\"push %rbp\\n\"\n"
 		    "\t\"push %r12\\n\"\n\t\"push %r13\\n\"\n"
 		    "\t\"push %r14\\n\"\n\t\"push %r15\\n\"\n");
-	lk_buf_addf(out, "\t\"sub $%ld, %%rsp\\n\"\n\t\"mov %%rsi, %ld(%%rsp)"
-		    "\\n\"\n", FRAME, FRAME - 8);
+	/* The frame aligned as the loop's aligned stack accesses need
+	 * (stack_shift past a 64-byte boundary), under the saved
+	 * registers whatever the shift. */
+	lk_buf_addf(out, "\t\"mov %%rsp, %%rax\\n\"\n\t\"sub $%ld, %%rsp\\n\"\n"
+		    "\t\"and $-64, %%rsp\\n\"\n", FRAME + 64);
+	if (p->stack_shift)
+		lk_buf_addf(out, "\t\"add $%ld, %%rsp\\n\"\n", p->stack_shift);
+	lk_buf_addf(out, "\t\"mov %%rax, %ld(%%rsp)\\n\"\n"
+		    "\t\"mov %%rsi, %ld(%%rsp)\\n\"\n", FRAME - 16, FRAME - 8);
 	for (r = 0; r < 32; r++)
 		if (p->vec >> r & 1)
 			lk_buf_addf(out, "\t\"%s %d(%%rsi), %%%s%d\\n\"\n", mov,
@@ -139,8 +151,30 @@ static void emit_prologue(const struct rp *p, struct lk_buf *out)
 	lk_buf_adds(out, "\t\".Lrp_loop:\\n\"\n");
 }
 
+/* Slot k's 64 bytes: a copy of the binary's data at addr (the widest
+ * of 64, 32, ... 4 bytes that it holds there, repeated), else ones. */
+static void rip_slot(struct rp *p, uint64_t addr)
+{
+	struct lk_ctx quiet;
+	size_t n, k = p->nrip;
+
+	LK_GROW(p->rip_data, k + 1, p->arip);
+	p->rip_known = lk_reallocarray(p->rip_known, p->arip, 1);
+	p->rip_known[k] = 0;
+	lk_ctx_init(&quiet);
+	for (n = 64; p->binary && n >= 4 && !p->rip_known[k]; n /= 2)
+		if (!lk_elf_read(&quiet, p->binary, addr, p->rip_data[k], n)) {
+			size_t b;
+
+			for (b = n; b < 64; b++)
+				p->rip_data[k][b] = p->rip_data[k][b % n];
+			p->rip_known[k] = 1;
+		}
+}
+
 /* The loop's bytes; a RIP-relative displacement re-aimed at slot k of
- * the scratch data (64 writable bytes of ones each). */
+ * the scratch data (64 writable bytes: a copy of the binary's data
+ * there, else ones). */
 static void emit_loop(struct rp *p, struct lk_buf *out)
 {
 	size_t i;
@@ -154,6 +188,7 @@ static void emit_loop(struct rp *p, struct lk_buf *out)
 			emit_bytes(out, in->bytes, in->len);
 			continue;
 		}
+		rip_slot(p, in->addr + in->len + (uint64_t)f.disp);
 		emit_bytes(out, in->bytes, f.disp_offset);
 		lk_buf_addf(out, "\t\".long .Lrp_rip%zu - .Lrp_end%zu\\n\"\n",
 			    p->nrip, i);
@@ -187,7 +222,7 @@ static void emit_epilogue(const struct rp *p, struct lk_buf *out)
 	size_t k;
 
 	emit_save(p, out);
-	lk_buf_addf(out, "\t\"add $%ld, %%rsp\\n\"\n", FRAME);
+	lk_buf_addf(out, "\t\"mov %ld(%%rsp), %%rsp\\n\"\n", FRAME - 16);
 	if (p->vex)
 		lk_buf_adds(out, "\t\"vzeroupper\\n\"\n");
 	lk_buf_adds(out, "\t\"pop %r15\\n\"\n\t\"pop %r14\\n\"\n"
@@ -197,11 +232,16 @@ static void emit_epilogue(const struct rp *p, struct lk_buf *out)
 	if (p->nrip)
 		lk_buf_adds(out, "\t\".pushsection .data\\n\"\n"
 			    "\t\".p2align 6\\n\"\n");
-	for (k = 0; k < p->nrip; k++)
-		lk_buf_addf(out, "\t\".Lrp_rip%zu:\\n\"\n\t\".rept %d\\n\"\n"
-			    "\t\"%s 1.0\\n\"\n\t\".endr\\n\"\n", k,
-			    p->fp4 > p->fp8 ? 16 : 8,
+	for (k = 0; k < p->nrip; k++) {
+		lk_buf_addf(out, "\t\".Lrp_rip%zu:\\n\"\n", k);
+		if (p->rip_known[k]) {
+			emit_bytes(out, p->rip_data[k], 64);
+			continue;
+		}
+		lk_buf_addf(out, "\t\".rept %d\\n\"\n\t\"%s 1.0\\n\"\n"
+			    "\t\".endr\\n\"\n", p->fp4 > p->fp8 ? 16 : 8,
 			    p->fp4 > p->fp8 ? ".float" : ".double");
+	}
 	if (p->nrip)
 		lk_buf_adds(out, "\t\".popsection\\n\"\n");
 	lk_buf_adds(out, ");\n\n");
@@ -209,11 +249,14 @@ static void emit_epilogue(const struct rp *p, struct lk_buf *out)
 
 static void emit_driver(const struct rp *p, struct lk_buf *out)
 {
+	lk_buf_adds(out, mdl_walk_lane_c);
 	lk_buf_adds(out, "/* One measured step: the loop on the current "
 		    "chunk. */\nstatic void rp_step(void)\n{\n\tlong g;\n\n"
 		    "\tfor (g = 0; g < RP_GROUPS; g++)\n"
 		    "\t\trp_gpr[rp_reg[g]] = (long)(rp_array[g] + "
-		    "rp_origin[g] +\n\t\t\trp_chunk * rp_chunk_step[g]) - "
+		    "rp_origin[g] +\n\t\t\trp_chunk % rp_blocks[g] * "
+		    "rp_chunk_step[g] +\n\t\t\tlk_mdl_lane(rp_chunk / "
+		    "rp_blocks[g], rp_lanes[g]) *\n\t\t\trp_lane_step[g]) - "
 		    "rp_index_off[g];\n");
 	if (p->bound >= 0)
 		lk_buf_addf(out, "\trp_gpr[%d] = rp_gpr[%d] + %lldL;\n",

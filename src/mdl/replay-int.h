@@ -5,6 +5,7 @@
 
 #include "loopkit/binary.h"
 #include "loopkit/mdl.h"
+#include "mdl-int.h"
 
 #define NGPR 16
 #define RSP 4
@@ -33,6 +34,8 @@ struct rp_group {
 	long long index_off;      /* what index registers add to the base */
 	long shift;               /* chunk 0's start, mod 64, that aligns
 				     its aligned accesses */
+	struct mdl_touch touch;   /* lines touched per iteration, lanes */
+	long blocks, lanes;       /* its cycle over the chunks (walk.c) */
 	long origin, chunk_step, alloc;
 };
 
@@ -65,10 +68,24 @@ struct rp {
 	unsigned vec, mask, vbytes;
 	int vex;
 	long fp4, fp8;
-	/* the walk */
+	/* the walk: walk = the bytes of the lines all streams touch per
+	 * iteration (walk.c) */
 	long bytes, walk, trips, chunks;
 	int kept;
 	size_t nrip;
+	/* the stack: aligned accesses from %rsp, and %rsp's offset from a
+	 * 64-byte boundary that aligns them */
+	struct {
+		long long disp;
+		unsigned align;
+	} *stack;
+	size_t nstack, astack;
+	long stack_shift;
+	/* the RIP-relative data: the binary's (lk_elf_read) when known */
+	const char *binary;
+	uint8_t (*rip_data)[64];
+	unsigned char *rip_known;
+	size_t arip;
 	char *reason;
 };
 

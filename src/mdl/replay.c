@@ -20,6 +20,7 @@
 
 #define SPAN_MAX (64L << 20)         /* displacement span of a stream */
 #define ITERATIONS_PER_CALL 8192L    /* canonical, as concretize */
+#define MIN_CALL 1024L               /* canonical: see mdl_walk_trips */
 #define SIMULATE_MAX (1L << 24)
 
 const char *const mdl_rp_gpr_names[NGPR] = {
@@ -175,6 +176,36 @@ static unsigned alignment(const char *mnemonic, const struct lk_operand *o)
 	return o->bytes;
 }
 
+/*
+ * The stack pointer's offset from a 64-byte boundary that aligns every
+ * stack access needing it seen so far: the loop addresses slots of a
+ * frame its function aligned (gcc's nussinov -O2 reads -0x18(%rsp)
+ * with movaps, so %rsp = 8 mod 16; -O3 realigns the frame to 32).
+ */
+static void stack_align(struct rp *p, long long disp, unsigned al)
+{
+	long d;
+
+	if (al <= 1 || al > 64)
+		return;
+	for (d = p->stack_shift; d < p->stack_shift + 64; d++) {
+		long m = d % 64;
+		size_t k;
+		int ok = 1;
+
+		for (k = 0; k < p->nstack && ok; k++)
+			ok = ((m + p->stack[k].disp) % p->stack[k].align +
+			      p->stack[k].align) % p->stack[k].align == 0;
+		if (ok && ((m + disp) % al + al) % al == 0) {
+			p->stack_shift = m;
+			break;
+		}
+	}
+	LK_GROW(p->stack, p->nstack + 1, p->astack);
+	p->stack[p->nstack].disp = disp;
+	p->stack[p->nstack++].align = al;
+}
+
 static int add_access(struct rp *p, const struct lk_insn_ops *in,
 		      const struct lk_operand *o, const long long *pre)
 {
@@ -189,11 +220,14 @@ static int add_access(struct rp *p, const struct lk_insn_ops *in,
 	if (o->base && lk_reg_class_of(o->base) == LK_REG_IP)
 		return 0;
 	if (b == RSP) {
+		unsigned al = alignment(in->mnemonic, o);
+
 		if (x >= 0 || o->disp < -128 || o->disp + (long)o->bytes >
 		    FRAME - 128)
 			return refuse(p, "displacement span over %ld bytes "
 				      "(a stack access at %lld)", FRAME - 128,
 				      (long long)o->disp);
+		stack_align(p, o->disp, al);
 		return 0;
 	}
 	if (b < 0)
@@ -236,6 +270,11 @@ static int accesses(struct rp *p)
 		int r;
 
 		if (induction_def(in, &r, &c) && p->induction[r]) {
+			if (writes_flags(in)) {     /* add $8, %rax; jne */
+				p->flag_insn = i;
+				memcpy(p->pre_flags, pre, sizeof(pre));
+				p->has_flags = 1;
+			}
 			pre[r] += c;
 			continue;
 		}
@@ -514,19 +553,47 @@ static long round_up(long x, long to)
 	return (x + to - 1) / to * to;
 }
 
+/* Each stream's touch (walk.c): its accesses' offsets in one
+ * iteration, before the index registers' starts (common to a stream's
+ * accesses of one index). */
+static void touch_groups(struct rp *p)
+{
+	struct mdl_span *sp = lk_calloc(p->naccs + 1, sizeof(*sp));
+	size_t g, i, n;
+
+	for (g = 0; g < p->ngroups; g++) {
+		for (i = n = 0; i < p->naccs; i++) {
+			const struct rp_acc *a = &p->accs[i];
+
+			if (a->base != p->groups[g].reg)
+				continue;
+			sp[n].off = a->disp + (a->index >= 0 ?
+				(long long)a->scale * a->pre_index : 0);
+			sp[n++].size = a->bytes;
+		}
+		mdl_stream_touch(p->groups[g].stride, sp, n,
+				 &p->groups[g].touch);
+	}
+	free(sp);
+}
+
 /* Trips per call: the compiled count when the bound is an immediate
  * and its footprint fits; else as many as the level allows, at most
  * ITERATIONS_PER_CALL canonical iterations, a multiple of what keeps
- * every chunk 64-byte aligned. */
+ * every chunk 64-byte aligned. The level's bytes are those of the
+ * lines the streams touch (walk.c), not the bytes they span. */
 static void choose_trips(struct rp *p, long unroll)
 {
-	long walk = 0, per_call, sweep, unit = 1, natural = 0;
+	long walk = 0, per_call, sweep, unit = 1, natural = 0, lanes = 1;
 	size_t i;
 
+	touch_groups(p);
 	for (i = 0; i < p->ngroups; i++) {
 		long s = labs((long)p->groups[i].stride), u = 64;
 
-		walk += s;
+		walk += (long)p->groups[i].touch.touched;
+		if (p->groups[i].touch.lanes > lanes)
+			lanes = p->groups[i].touch.lanes;
 		while (s && u > 1 && s % u)
 			u /= 2;
 		if (s && 64 / u > unit)
@@ -544,7 +611,10 @@ static void choose_trips(struct rp *p, long unroll)
 		p->trips = natural;
 		p->kept = 1;
 	} else {
-		p->trips = sweep < per_call ? sweep : per_call;
+		p->trips = mdl_walk_trips(sweep, per_call,
+					  MIN_CALL / unroll > 0 ?
+						  MIN_CALL / unroll : 1,
+					  lanes);
 		if (p->trips >= unit)
 			p->trips = p->trips / unit * unit;
 	}
@@ -617,10 +687,12 @@ static int layout(struct rp *p)
 
 	for (i = 0; i < p->ngroups; i++) {
 		struct rp_group *g = &p->groups[i];
-		long rel_lo, rel_hi, s = labs((long)g->stride);
+		long rel_lo, rel_hi, s = labs((long)g->stride), run;
 		long step = round_up(p->trips * s, 64);
-		long run = (p->chunks - 1) * step;
 
+		mdl_walk_cycle(p->chunks, g->touch.lanes, &g->blocks,
+			       &g->lanes);
+		run = (g->blocks - 1) * step;
 		footprint(p, g);
 		g->shift = align_shift(p, g);
 		if (g->disp_hi - g->disp_lo > SPAN_MAX)
@@ -633,7 +705,9 @@ static int layout(struct rp *p)
 			    (g->stride < 0 ? run : 0) + g->shift;
 		g->chunk_step = g->stride < 0 ? -step : g->stride ? step : 0;
 		g->alloc = round_up(g->origin + (g->stride > 0 ? run : 0) +
-				    (rel_hi > 0 ? rel_hi : 0) + 64, 64);
+				    (rel_hi > 0 ? rel_hi : 0) +
+				    (g->lanes - 1) * (long)g->touch.lane_step +
+				    64, 64);
 	}
 	return 0;
 }
@@ -671,6 +745,35 @@ static char *multi_block_reason(const struct lk_cfg *cfg, size_t head)
 	return lk_strdup("multi-block loop (control flow inside the body)");
 }
 
+/* A loop this CPU cannot run is refused, not run into a SIGILL: EVEX
+ * (AVX-512) code without avx512f and avx512vl, FMA without fma, VEX
+ * without avx. */
+static int runs_here(struct rp *p)
+{
+	struct lk_insn_facts f;
+	size_t i;
+
+	for (i = 0; i < p->ninsns; i++) {
+		const char *lacks = NULL;
+
+		if (lk_insn_facts(p->insns[i].bytes, p->insns[i].len, &f))
+			continue;
+		if (f.encoding == LK_ENCODING_EVEX &&
+		    (!__builtin_cpu_supports("avx512f") ||
+		     !__builtin_cpu_supports("avx512vl")))
+			lacks = "avx512f and avx512vl";
+		else if (f.fma && !__builtin_cpu_supports("fma"))
+			lacks = "fma";
+		else if (f.encoding == LK_ENCODING_VEX &&
+			 !__builtin_cpu_supports("avx"))
+			lacks = "avx";
+		if (lacks)
+			return refuse(p, "the loop needs %s, which this CPU "
+				      "lacks (%s)", lacks, f.mnemonic);
+	}
+	return 0;
+}
+
 static int analyse(struct rp *p, const struct lk_cfg *cfg, size_t head,
 		   const struct lk_mdl_replay_opts *o, long unroll)
 {
@@ -679,7 +782,7 @@ static int analyse(struct rp *p, const struct lk_cfg *cfg, size_t head,
 	struct lk_insn_facts f;
 	size_t i;
 
-	if (decode(p, cfg, head))
+	if (decode(p, cfg, head) || runs_here(p))
 		return 1;
 	scan(p);
 	if (accesses(p))
@@ -732,6 +835,7 @@ int lk_mdl_replay(struct lk_ctx *ctx, const struct lk_cfg *cfg, size_t head,
 	}
 	lk_mdl_extraction_release(&x);
 	p.bytes = out->bytes;
+	p.binary = cfg->fn.binary;
 	if (analyse(&p, cfg, head, o, out->unroll)) {
 		out->refused = 1;
 		out->reason = p.reason ? p.reason : lk_strdup("not replayable");
@@ -748,6 +852,9 @@ int lk_mdl_replay(struct lk_ctx *ctx, const struct lk_cfg *cfg, size_t head,
 	free(p.ops);
 	free(p.accs);
 	free(p.groups);
+	free(p.rip_data);
+	free(p.rip_known);
+	free(p.stack);
 	free(p.reason);
 	return 0;
 }

@@ -5,7 +5,7 @@
 # one-stream, 30 load/store combinations (L >= 1, S <= 4, L + S <= 8, one
 # 8-byte element per stream, stride 8), 10 synthetic arithmetic (the
 # notes' grid, flat), 10 kernel-like (with arithmetic), and loopkit's
-# 6 far-stream seeds (a load stream of stride 512 with unit-stride
+# 6 far-stream seeds (a load stream of stride 704 with unit-stride
 # ones). seed:NAME finds a seed through the
 # compiled-in share path, and LOOPKIT_SHARE_DIR overrides it.
 . tests/e2e/lib.sh

@@ -2,7 +2,9 @@
 # each extracts as the rules of doc/loopkit-mdl.md say (streams,
 # strides, offsets, coalesced sizes, Add/Mul, unroll, spill/fill,
 # refusals, carried recurrences), and the scalar, unrolled, vectorised
-# and renamed triads share one canonical body.
+# and renamed triads share one canonical body; so do a scalar stencil
+# and its AVX2 forms with a register rotated through vperm2f128, or
+# through a vpermt2pd whose index vector is in the binary's .rodata.
 . tests/e2e/lib.sh
 command -v python3 >/dev/null || skip "python3 not installed"
 command -v cc >/dev/null || skip "no C compiler to assemble with"
@@ -68,6 +70,11 @@ for n, u in [("stencil", 1), ("stencil-x2", 2)]:
            "3 points coalesced into 24 bytes")
 expect("stencil", get("stencil")["canonical"] == get("stencil-x2")["canonical"],
        "same canonical body at unroll 1 and 2")
+# clang's register rotation through vperm2f128 and vshufpd by immediates
+x = get("stencil-avx2-rotated")
+expect("stencil-avx2-rotated", x["meta"]["unroll"] == 4 and
+       x["canonical"] == get("stencil")["canonical"],
+       "the shuffled rotation is the scalar stencil's body")
 for n, u, c in [("dot", 1, 1), ("dot-x4", 4, 4)]:
     x = get(n)
     expect(n, x["meta"]["unroll"] == u and x["meta"]["carried"] == c and
@@ -84,6 +91,17 @@ expect("dot-x4", chain("dot-x4") == {"chain_add": 1}, "four chains of one add")
 expect("triad", chain("triad") == {}, "no chain")
 expect("recurrence", chain("recurrence") == {"chain_add": 1, "chain_div": 1,
        "chain_forward": 1}, "add, div and a store loaded back")
+expect("spilled-sum", chain("spilled-sum") == {"chain_add": 1,
+       "chain_forward": 1}, "an add through a stack slot")
+x = get("running-max")
+expect("running-max", chain("running-max") == {"chain_other": 2} and
+       x["meta"]["carried"] == 1 and len(x["ukernels"]) == 1 and
+       len(x["ukernels"][0]["in"]) == 2,
+       "a max through a compare and a cmov, one µkernel")
+expect("forward-fail", get("forward-fail")["meta"].get("forward_fail") == 1,
+       "a 16-byte load of two 8-byte stores")
+expect("copy-spill", "forward_fail" not in get("copy-spill")["meta"],
+       "a fill of what one spill wrote forwards")
 x = get("indirect")
 expect("indirect", x["status"] == "refused" and
        x["reason"].startswith("indirect access"), "refused, indirect")
@@ -113,6 +131,17 @@ if bad:
     print("\n".join(bad), file=sys.stderr)
     sys.exit(1)
 EOF2
+
+# A vpermt2pd's index vector loaded from .rodata before the loop: read
+# from the linked binary, it is a lane move and the body is the scalar
+# stencil's (in the object file the address is not placed yet).
+cc -nostdlib -static -Wl,-e,permute_rodata -o "$TMPD/permute-rodata" \
+	"$A/permute-rodata.s" || fail "link permute-rodata.s"
+"$LOOPKIT" mdl extract "$TMPD/permute-rodata" --function permute_rodata \
+	--canonical >"$TMPD/pr.body" || fail "extract permute-rodata"
+"$LOOPKIT" mdl extract "$A/stencil.s" --canonical >"$TMPD/stencil.body"
+cmp -s "$TMPD/pr.body" "$TMPD/stencil.body" ||
+	fail "permute-rodata: canonical body differs: $(cat "$TMPD/pr.body")"
 
 # Errors: a binary without the function, a bad --loop, a missing file.
 set +e

@@ -1,7 +1,8 @@
 # loopkit mdl db build|show|export and mdl predict on a tiny database
 # (three seeds, scalar code, L1 and RAM, one (unroll, bundles) each):
 # values positive and tsc-calibrated, RAM >= L1 for the memory-only
-# seeds, two load streams >= 0.8 x one at L1; a rerun measures nothing;
+# seeds, two load streams >= 0.8 x one at L1; the latencies bound a
+# reduction and a failed store forward; a rerun measures nothing;
 # a build killed with -9 completes on a rerun with only what was missing;
 # predict of a seed's own MDL gives its stored value; bad input exits 2
 # with one line and changes nothing stored.
@@ -9,10 +10,10 @@
 cd "$TMPD"
 seeds=L1S0,L2S0,L1S0A1M1
 build="$LOOPKIT mdl db build --isa scalar --levels L1,RAM --explore minimal -q"
-# The latency units: add, mul, div, store-load, and fma on a CPU that
-# has it.
-lat=4
-grep -qw fma /proc/cpuinfo && lat=5
+# The latency units: add, mul, div, store-load, forward-fail, and fma
+# on a CPU that has it.
+lat=5
+grep -qw fma /proc/cpuinfo && lat=6
 u=$((6 + lat)) u12=$((12 + lat))
 
 $build -o d --seeds $seeds >build1.out || fail "build: $(cat build1.out)"
@@ -81,8 +82,10 @@ A=$SRC/tests/data/mdl/asm
 	>dot.json || fail "predict dot: $(cat dot.json)"
 "$LOOPKIT" mdl predict "$A/dot-x4.s" -o d --isa scalar --level L1 --json \
 	>dot4.json || fail "predict dot-x4: $(cat dot4.json)"
+"$LOOPKIT" mdl predict "$A/forward-fail.s" -o d --isa scalar --level L1 \
+	--json >ff.json || fail "predict forward-fail: $(cat ff.json)"
 "$LOOPKIT" mdl db show -o d --json >show.json
-python3 - show.json dot.json dot4.json <<'PY' || fail "latency bound"
+python3 - show.json dot.json dot4.json ff.json <<'PY' || fail "latency bound"
 import json, sys
 db = json.load(open(sys.argv[1]))[0]
 lat = {v["seed"]: v["value"] for v in db["values"] if v["seed"].startswith("latency:")}
@@ -92,8 +95,15 @@ four = json.load(open(sys.argv[3]))["predictions"][0]
 assert abs(one["chain_bound"] - lat["latency:add"]) < 1e-9, (one, lat)
 assert one["value"] == max(one["knn"], one["chain_bound"]), one
 assert abs(four["chain_bound"] - lat["latency:add"] / 4) < 1e-9, four
-print("add latency %.3g, dot %.3g, dot-x4 %.3g cycles per iteration" % (
-    lat["latency:add"], one["value"], four["value"]))
+# a load no store forwards to: its cost per compiled iteration bounds it
+ff = json.load(open(sys.argv[4]))
+assert lat["latency:forward-fail"] >= 1, lat
+assert abs(ff["predictions"][0]["chain_bound"] * ff["unroll"] -
+           lat["latency:forward-fail"]) < 1e-9, (ff, lat)
+print("add latency %.3g, dot %.3g, dot-x4 %.3g cycles per iteration; "
+      "a failed store forward %.3g" % (lat["latency:add"], one["value"],
+                                       four["value"],
+                                       lat["latency:forward-fail"]))
 PY
 
 # kill -9 in the middle of a build, then a rerun finishes the rest.

@@ -1,10 +1,14 @@
 # loopkit mdl replay: the hand-written loops of tests/data/mdl/asm re-run
 # verbatim at an L1 and a RAM working set with positive tsc-calibrated
 # figures (dot-global's store to a global, RIP-relative, goes to a
-# writable scratch slot), RAM >= L1 for the streaming triad; --dry-run
+# writable scratch slot; counter-flags's exit reads the flags of its
+# counter's add; stack-aligned's vmovdqa needs the frame 32-byte
+# aligned, stack-misaligned's movaps at -0x18 8 bytes past 16;
+# rip-constant's .rodata constant is copied from the linked
+# binary), RAM >= L1 for the streaming triad; --dry-run
 # shows the loop's own bytes; the indirect, branchy and eight-stream
 # loops are refused with
-# their reasons; a kernelified triad's replay at L1 is within 0.5x..2x
+# their reasons, and AVX-512 code where the CPU lacks it; a kernelified triad's replay at L1 is within 0.5x..2x
 # of the native measurement of the same binary (the ratio is printed);
 # mdl predict BINARY gives a positive figure from a tiny database; bad
 # input exits 2 with one line.
@@ -35,7 +39,11 @@ grep -q '^/\* dry run: would record this file in campaign triad.s:mdl-replay' \
 [ ! -e loopkit.d ] || fail "dry run created a store"
 
 # L1 and RAM: positive, labelled, RAM >= L1 for the streaming triad.
-for t in triad triad-x4 stencil dot-x4 decreasing stride4 copy-spill dot-global; do
+loops="triad triad-x4 stencil dot-x4 decreasing stride4 copy-spill dot-global
+	counter-flags stack-misaligned"
+# stack-aligned is AVX code: only where the CPU runs it
+"$LOOPKIT" env | grep '^cpu\.isa ' | grep -qw avx && loops="$loops stack-aligned"
+for t in $loops; do
 	for l in L1 RAM; do
 		eval "lv=\$$l"
 		"$LOOPKIT" mdl replay "$A/$t.s" $lv --json -o d >"$t.$l.json" ||
@@ -79,6 +87,21 @@ EOF
 	fail "replay of an aligned operand below its base: $(cat shifted.json)"
 [ "$(field shifted.json run_status)" = ok ] || fail "shifted: $(cat shifted.json)"
 
+# A constant of .rodata read in the loop: the replay's scratch slot is
+# a copy of it, read from the linked binary (2.5: 00 .. 04 40), and the
+# replay runs; the object file, whose data is not placed, gets ones.
+cc -nostdlib -static -Wl,-e,rip_constant -o rip-constant "$A/rip-constant.s" ||
+	fail "link rip-constant.s"
+"$LOOPKIT" mdl replay rip-constant --function rip_constant $L1 --dry-run \
+	>rip.c || fail "rip-constant dry run"
+grep -q '^	"\.byte 0x00,0x00,0x00,0x00,0x00,0x00,0x04,0x40,0x00,' rip.c ||
+	fail "rip-constant: the slot is not the constant: $(grep -A2 Lrp_rip0 rip.c)"
+"$LOOPKIT" mdl replay "$A/rip-constant.s" $L1 --dry-run >rip-o.c
+grep -A1 'Lrp_rip0:' rip-o.c | grep -q '\.rept 8' || fail "object file's slot"
+"$LOOPKIT" mdl replay rip-constant --function rip_constant $L1 --json -o d \
+	>rip.json || fail "rip-constant replay: $(cat rip.json)"
+[ "$(field rip.json run_status)" = ok ] || fail "rip-constant: $(cat rip.json)"
+
 # Refusals, with their reasons (exit 0).
 refused() {
 	"$LOOPKIT" mdl replay "$A/$1.s" $L1 --json -o d >"$1.r.json" ||
@@ -90,6 +113,15 @@ refused() {
 	esac
 }
 refused indirect "indirect access"
+# AVX-512 code: replayed where the CPU runs it, refused elsewhere.
+if "$LOOPKIT" env | grep '^cpu\.isa ' | grep -w avx512f | grep -qw avx512vl
+then
+	"$LOOPKIT" mdl replay "$A/triad-avx512.s" $L1 --json -o d \
+		>t512.json || fail "replay triad-avx512: $(cat t512.json)"
+	[ "$(field t512.json run_status)" = ok ] || fail "$(cat t512.json)"
+else
+	refused triad-avx512 "the loop needs avx512f and avx512vl, which this CPU lacks"
+fi
 refused branch "multi-block loop"
 refused eight-streams "more than 7 streams (8 base registers)"
 "$LOOPKIT" mdl replay "$A/indirect.s" $L1 -o d >ind.txt

@@ -118,6 +118,7 @@ Test(binary, undecodable_bytes)
 static void function(struct lk_function *fn, const uint8_t *code,
 		     size_t size, uint64_t addr)
 {
+	memset(fn, 0, sizeof(*fn));
 	fn->name = lk_strdup("f");
 	fn->addr = addr;
 	fn->size = size;
@@ -262,6 +263,57 @@ Test(binary, elf_function_of_this_binary)
 		     0);
 	lk_function_release(&fn);
 	lk_function_release(NULL);
+}
+
+/* Data of this binary at known places: constant (.rodata), initialised
+ * (.data), zero (.bss, not in the file). */
+static const uint64_t lk_test_rodata[4] = {7, 0, 1, 0x0123456789abcdefull};
+uint64_t lk_test_data[2] = {42, 43};
+uint64_t lk_test_bss[2];
+
+/* The link-time address of an object of this binary: its distance from
+ * lk_test_bb_probe, whose link-time address the symbol table gives. */
+static uint64_t link_addr(const void *p)
+{
+	struct lk_function fn;
+	uint64_t a;
+
+	cr_assert_eq(lk_elf_function(&ctx, "/proc/self/exe",
+				     "lk_test_bb_probe", &fn), 0, "%s", ctx.msg);
+	a = fn.addr + ((uint64_t)(uintptr_t)p -
+		       (uint64_t)(uintptr_t)lk_test_bb_probe);
+	cr_expect_str_eq(fn.binary, "/proc/self/exe");
+	lk_function_release(&fn);
+	return a;
+}
+
+Test(binary, elf_read_data)
+{
+	uint64_t got[4] = {0}, one = 99;
+
+	cr_assert_eq(lk_elf_read(&ctx, "/proc/self/exe",
+				 link_addr(lk_test_rodata), got, sizeof(got)),
+		     0, "%s", ctx.msg);
+	cr_expect_eq(memcmp(got, lk_test_rodata, sizeof(got)), 0);
+	cr_assert_eq(lk_elf_read(&ctx, "/proc/self/exe",
+				 link_addr(&lk_test_rodata[3]) + 4, &one, 4),
+		     0, "%s", ctx.msg);
+	cr_expect_eq(one & 0xffffffff, 0x01234567);
+	cr_assert_eq(lk_elf_read(&ctx, "/proc/self/exe",
+				 link_addr(lk_test_data), got, 16), 0, "%s",
+		     ctx.msg);
+	cr_expect(got[0] == 42 && got[1] == 43);
+	/* .bss has no bytes in the file; nothing is at address 0 */
+	one = 99;
+	cr_expect_eq(lk_elf_read(&ctx, "/proc/self/exe",
+				 link_addr(lk_test_bss), &one, 8),
+		     LK_ENOTFOUND);
+	cr_expect(strstr(ctx.msg, "no initialised data at 0x"), "%s", ctx.msg);
+	cr_expect_eq(one, 99);
+	cr_expect_eq(lk_elf_read(&ctx, "/proc/self/exe", 0, &one, 8),
+		     LK_ENOTFOUND);
+	cr_expect_eq(lk_elf_read(&ctx, "/proc/self/cmdline", 0, &one, 8),
+		     LK_EINPUT);
 }
 
 Test(binary, elf_failures)

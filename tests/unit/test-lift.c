@@ -91,8 +91,9 @@ static const uint8_t small_loop[] = {0xb8, 0x00, 0x00, 0x00, 0x00, 0x48,
 
 static void build_cfg(struct lk_cfg *cfg)
 {
-	struct lk_function fn = {lk_strdup("f"), 0x401000, sizeof(small_loop),
-				 lk_malloc(sizeof(small_loop))};
+	struct lk_function fn = {.name = lk_strdup("f"), .addr = 0x401000,
+				 .size = sizeof(small_loop),
+				 .code = lk_malloc(sizeof(small_loop))};
 
 	memcpy(fn.code, small_loop, sizeof(small_loop));
 	cr_assert_eq(lk_cfg_build(&ctx, lk_decoder_x86_64(), &fn, cfg), 0,
@@ -134,8 +135,9 @@ Test(lift, evex_and_fma_instructions)
 		0x48, 0x01, 0xd8,                         /* add */
 		0xc3};
 	const int evex[] = {1, 1, 0, 0, 0, 0}, fma[] = {0, 0, 1, 0, 0, 0};
-	struct lk_function fn = {lk_strdup("f"), 0x1000, sizeof(code),
-				 lk_malloc(sizeof(code))};
+	struct lk_function fn = {.name = lk_strdup("f"), .addr = 0x1000,
+				 .size = sizeof(code),
+				 .code = lk_malloc(sizeof(code))};
 	struct lk_cfg cfg;
 
 	memcpy(fn.code, code, sizeof(code));

@@ -90,6 +90,30 @@ Test(mdl_knn, features_far_lines)
 	lk_mdl_release(&m);
 }
 
+/* A column stencil (a[i-1][j], a[i][j], a[i+1][j] walking i) touches
+ * one new line per iteration: the other two were touched before. */
+Test(mdl_knn, features_column_stencil_one_line)
+{
+	static const char col[] =
+		"MDL 1\nMeta:\nData:\n  flow a\n  flow b\nBody:\nTrip: 4\n"
+		"I/O: In: a 4096 Out: b 32\nLoopBody:\n"
+		"  In:  a Stride: 576 Offset: -576 Size: 8\n"
+		"       a Stride: 576 Offset: 0 Size: 8\n"
+		"       a Stride: 576 Offset: 576 Size: 8\n"
+		"  Out: b Stride: 8 Offset: 0 Size: 8\n"
+		"  Add: 2 Mul: 0\n";
+	struct lk_ctx ctx;
+	struct lk_mdl m;
+	double f[LK_MDL_NFEATURES];
+
+	lk_ctx_init(&ctx);
+	parse(col, &m);
+	cr_assert_eq(lk_mdl_features(&ctx, "t.mdl", &m, -1, f), 0, "%s",
+		     ctx.msg);
+	cr_assert_eq(f[5], 1);
+	lk_mdl_release(&m);
+}
+
 Test(mdl_knn, features_four_byte_elements_and_errors)
 {
 	static const char f4[] =
@@ -287,5 +311,48 @@ Test(mdl_knn, predict_from_a_database_row)
 				    &p), LK_EINPUT);
 	cr_assert(strstr(ctx.msg, "has no seed measured at RAM"), "%s",
 		  ctx.msg);
+	lk_mdl_release(&m);
+}
+
+/* A 4-byte element loop: against a packed database, predicted per pair
+ * of canonical iterations (8 bytes per access, as the seeds') and
+ * halved; against a scalar one, per iteration (an instruction per
+ * element whatever its width). */
+Test(mdl_knn, predict_four_byte_elements_per_pair)
+{
+	static const char f4[] =
+		"MDL 1\nMeta:\nData:\n  flow a\nBody:\nTrip: 4\n"
+		"I/O: In: a 16 Out:\nLoopBody:\n"
+		"  In:  a Stride: 4 Offset: 0 Size: 4\n  Out:\n"
+		"  Add: 1 Mul: 0\n";
+	struct lk_mdl_seed_row seeds[] = {
+		{"L1S0A1", "synthetic", "", {1, 0, 1, 1, 0}},
+		{"L1S0A2", "synthetic", "", {1, 0, 1, 2, 0}}};
+	struct lk_mdl_perf_row perf[] = {
+		{"L1S0A1", "L1", 1, 0.5, "cycles/iter", "tsc-calibrated", 8, 1,
+		 0, 0, 1, ""},
+		{"L1S0A2", "L1", 1, 0.75, "cycles/iter", "tsc-calibrated", 8,
+		 1, 0, 0, 1, ""}};
+	struct lk_mdl_db_row row = {1, "abc", "m", "avx2", "L1", "", 0, 0, 0,
+				    seeds, 2, perf, 2};
+	struct lk_mdl_predict_opts o = {LK_MDL_COMBINE_JOINT, {8, 1}};
+	struct lk_mdl_prediction p;
+	struct lk_ctx ctx;
+	struct lk_mdl m;
+
+	lk_ctx_init(&ctx);
+	parse(f4, &m);
+	cr_assert_eq(lk_mdl_element_bytes(&m), 4);
+	/* packed: the pair is L1S0A1 exactly, half of it per iteration */
+	cr_assert_eq(lk_mdl_predict(&ctx, &row, "t.mdl", &m, LK_MDL_L1, &o,
+				    &p), 0, "%s", ctx.msg);
+	cr_assert_float_eq(p.value, 0.25, 1e-12, "%g", p.value);
+	lk_mdl_prediction_release(&p);
+	/* scalar: L1S0A1 per iteration */
+	row.isa = "scalar";
+	cr_assert_eq(lk_mdl_predict(&ctx, &row, "t.mdl", &m, LK_MDL_L1, &o,
+				    &p), 0, "%s", ctx.msg);
+	cr_assert_float_eq(p.value, 0.5, 1e-12, "%g", p.value);
+	lk_mdl_prediction_release(&p);
 	lk_mdl_release(&m);
 }
