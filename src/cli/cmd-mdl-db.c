@@ -24,6 +24,17 @@ static const char db_usage[] =
 	"           value per level (tsc-calibrated cycles per canonical\n"
 	"           iteration)\n"
 	"  export   the same as CSV";
+static const char build_usage[] =
+	"[options]\n\n"
+	"Measure the seeds of share/mdl/seeds per ISA class and memory level\n"
+	"into the store (resumable: a rerun measures only what is missing).";
+static const char show_usage[] =
+	"[options]\n\n"
+	"Print the latest database of each class: seed, features, value per\n"
+	"level (tsc-calibrated cycles per canonical iteration).";
+static const char export_usage[] =
+	"[options]\n\n"
+	"The latest database of each class as CSV.";
 
 static const char *const isa_names[] = {"scalar", "sse", "avx2", "avx512"};
 
@@ -253,7 +264,7 @@ static int cmd_db_build(int argc, char **argv)
 		{'j', "jobs", LK_OPT_LONG, &a.jobs, "N", "parallel compiles"},
 		{'q', "quiet", LK_OPT_BOOL, &a.quiet, NULL, "no progress"},
 		LK_OPT_END};
-	int first = lk_opts_parse("mdl db build", db_usage, opts, argc, argv);
+	int first = lk_opts_parse("mdl db build", build_usage, opts, argc, argv);
 	const struct lk_mdl_machine *ms[4];
 	struct lk_strv seeds = LK_STRV_INIT;
 	struct lk_store *s = NULL;
@@ -460,7 +471,8 @@ static int cmd_db_show(int argc, char **argv, int csv)
 		{0, "json", LK_OPT_BOOL, &a.json, NULL, "print JSON"},
 		LK_OPT_END};
 	const char *cmd = csv ? "mdl db export" : "mdl db show";
-	int first = lk_opts_parse(cmd, db_usage, opts, argc, argv);
+	int first = lk_opts_parse(cmd, csv ? export_usage : show_usage, opts,
+				  argc, argv);
 	struct lk_store *s = NULL;
 	struct lk_ctx ctx;
 	int ret;

@@ -248,7 +248,7 @@ void lk_opts_usage(FILE *out, const char *cmd, const char *usage,
 		const struct lk_opt *o = &opts[i];
 
 		snprintf(left, sizeof(left), "%s%c%s--%s%s%s",
-			 o->short_name ? "-" : "  ",
+			 o->short_name ? "-" : " ",
 			 o->short_name ? o->short_name : ' ',
 			 o->short_name ? ", " : "  ", o->long_name,
 			 o->arg_name ? " " : "", o->arg_name ? o->arg_name : "");
