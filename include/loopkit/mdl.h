@@ -581,11 +581,12 @@ struct lk_mdl_dbs {
 	struct lk_mdl_db_row db[LK_MDL_NCLASSES];   /* by enum lk_mdl_isa */
 	int has[LK_MDL_NCLASSES];
 	char *dir;               /* the store's directory, for messages */
+	char *cpu_isa;           /* this machine's cpu.isa ("" unknown) */
 };
 
 /* Load them (lk_store_mdl_db_get per class); out->has[] says which
- * there are (none is not an error). < 0 on a store error. Release with
- * lk_mdl_dbs_release. */
+ * there are (none is not an error), out->cpu_isa what this machine runs
+ * (loopkit env). < 0 on a store error. Release with lk_mdl_dbs_release. */
 int lk_mdl_dbs_load(struct lk_ctx *ctx, struct lk_store *s,
 		    struct lk_mdl_dbs *out);
 void lk_mdl_dbs_release(struct lk_mdl_dbs *d);
@@ -595,6 +596,10 @@ unsigned lk_mdl_dbs_levels(const struct lk_mdl_dbs *d);
 /* "scalar:HASH12,avx2:HASH12": the databases, in class order ("" when
  * none). The caller frees it. */
 LK_GIVE char *lk_mdl_dbs_text(const struct lk_mdl_dbs *d);
+/* Why d has no database for class isa, for a row or a block: the 'db
+ * build' command that makes one, or that this machine cannot run the
+ * class's code. The caller frees it. */
+LK_GIVE char *lk_mdl_dbs_missing(const struct lk_mdl_dbs *d, const char *isa);
 
 /* One block's prediction at one level. */
 struct lk_mdl_block_prediction {

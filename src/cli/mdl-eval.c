@@ -42,7 +42,6 @@ struct eval {
 	struct lk_block_set bs;
 	long loops, refused, replays_now, replays_earlier;
 	struct lk_buf notes;           /* indented lines of the summary */
-	char *cpu_isa;                 /* this machine's (loopkit env) */
 };
 
 static struct lk_mdl_eval_row *add_row(struct eval *e,
@@ -120,17 +119,7 @@ static void predict_level(struct eval *e, struct lk_mdl_eval_row *r,
 	char *why;
 
 	if (!db) {
-		const struct lk_mdl_machine *mc = lk_mdl_machine_find(r->isa);
-
-		if (mc && !lk_mdl_machine_runs(mc, e->cpu_isa))
-			why = lk_asprintf("no MDL database for %s, and this "
-					  "machine cannot run %s code to build "
-					  "one", r->isa, r->isa);
-		else
-			why = lk_asprintf("no MDL database for %s: build it "
-					  "with 'loopkit mdl db build --isa %s "
-					  "-o %s'", r->isa, r->isa,
-					  lk_store_dir(e->s));
+		why = lk_mdl_dbs_missing(&e->dbs, r->isa);
 		row_fail(r, "no-database", why);
 		free(why);
 		return;
@@ -409,24 +398,6 @@ static void eval_release(struct eval *e)
 	free(e->replay_name);
 	lk_block_set_release(&e->bs);
 	lk_buf_release(&e->notes);
-	free(e->cpu_isa);
-}
-
-/* This machine's cpu.isa (loopkit env), or "" when unknown. */
-static char *cpu_isa(void)
-{
-	struct lk_env env = {0};
-	struct lk_ctx quiet;
-	const char *isa;
-	char *out;
-
-	lk_ctx_init(&quiet);
-	if (lk_env_collect(&quiet, &env, 0))
-		return lk_strdup("");
-	isa = lk_env_get(&env, "cpu.isa");
-	out = lk_strdup(isa ? isa : "");
-	lk_env_release(&env);
-	return out;
 }
 
 static int eval_all(struct eval *e, const struct lk_sweep *cfg,
@@ -437,7 +408,6 @@ static int eval_all(struct eval *e, const struct lk_sweep *cfg,
 	int ret;
 
 	e->replay_name = lk_asprintf("%s:mdl-replay", cfg->name);
-	e->cpu_isa = cpu_isa();
 	ret = lk_mdl_dbs_load(e->ctx, e->s, &e->dbs);
 	if (!ret)
 		ret = lk_store_variant_binaries(e->ctx, e->s, campaign, &v,

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "loopkit/binary.h"
+#include "loopkit/env.h"
 #include "loopkit/mdl.h"
 
 static const char *const class_names[LK_MDL_NCLASSES] = {
@@ -120,6 +121,23 @@ int lk_mdl_block_extract(struct lk_ctx *ctx, const uint8_t *code, size_t len,
 
 /* ---- The databases. ---- */
 
+/* This machine's cpu.isa (loopkit env), or "" when unknown. */
+static char *host_isa(void)
+{
+	struct lk_env env = {0};
+	struct lk_ctx quiet;
+	const char *isa;
+	char *out;
+
+	lk_ctx_init(&quiet);
+	if (lk_env_collect(&quiet, &env, 0))
+		return lk_strdup("");
+	isa = lk_env_get(&env, "cpu.isa");
+	out = lk_strdup(isa ? isa : "");
+	lk_env_release(&env);
+	return out;
+}
+
 int lk_mdl_dbs_load(struct lk_ctx *ctx, struct lk_store *s,
 		    struct lk_mdl_dbs *out)
 {
@@ -127,6 +145,7 @@ int lk_mdl_dbs_load(struct lk_ctx *ctx, struct lk_store *s,
 
 	memset(out, 0, sizeof(*out));
 	out->dir = lk_strdup(lk_store_dir(s));
+	out->cpu_isa = host_isa();
 	for (i = 0; !ret && i < LK_MDL_NCLASSES; i++) {
 		ret = lk_store_mdl_db_get(ctx, s, class_names[i], &out->db[i]);
 		out->has[i] = ret == 1;
@@ -147,7 +166,21 @@ void lk_mdl_dbs_release(struct lk_mdl_dbs *d)
 		if (d->has[i])
 			lk_mdl_db_row_release(&d->db[i]);
 	free(d->dir);
+	free(d->cpu_isa);
 	memset(d, 0, sizeof(*d));
+}
+
+char *lk_mdl_dbs_missing(const struct lk_mdl_dbs *d, const char *isa)
+{
+	const struct lk_mdl_machine *m = lk_mdl_machine_find(isa);
+
+	if (m && !lk_mdl_machine_runs(m, d->cpu_isa))
+		return lk_asprintf("no MDL database for %s, and this machine "
+				   "cannot run %s code to build one", isa,
+				   isa);
+	return lk_asprintf("no MDL database for %s in %s: build it with "
+			   "'loopkit mdl db build --isa %s -o %s'", isa,
+			   d->dir, isa, d->dir);
 }
 
 unsigned lk_mdl_dbs_levels(const struct lk_mdl_dbs *d)
@@ -259,10 +292,7 @@ int lk_mdl_block_predict(struct lk_ctx *ctx, const struct lk_mdl_dbs *d,
 		lk_mdl_print(&x.mdl, &text);
 		out->mdl = lk_buf_detach(&text);
 		if (!d->has[m->isa])
-			unsupported(out, lk_asprintf(
-				"no MDL database for %s in %s: build it with "
-				"'loopkit mdl db build --isa %s -o %s'",
-				m->name, d->dir, m->name, d->dir));
+			unsupported(out, lk_mdl_dbs_missing(d, m->name));
 		else
 			predict_extracted(d, &x, &d->db[m->isa], level, o,
 					  out);

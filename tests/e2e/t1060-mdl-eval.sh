@@ -117,7 +117,7 @@ grep -q '^mdl .*3 loops in 3 variants: 2 extracted, 1 refused' camp.out ||
 # build the database it lacks.
 "$LOOPKIT" run -c c.yaml -o e -q >rune.out 2>&1 || fail "run e: $(cat rune.out)"
 "$LOOPKIT" mdl eval -c c.yaml -o e -q >nodb.out || fail "eval e: $(cat nodb.out)"
-grep -q "^         no-database 4: no MDL database for scalar: build it with 'loopkit mdl db build --isa scalar -o e'$" \
+grep -q "^         no-database 4: no MDL database for scalar in e: build it with 'loopkit mdl db build --isa scalar -o e'$" \
 	nodb.out || fail "no database: $(cat nodb.out)"
 grep -q 'replays: 4 measured now' nodb.out || fail "no database: $(cat nodb.out)"
 

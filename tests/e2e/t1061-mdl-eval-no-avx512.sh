@@ -42,3 +42,13 @@ for r in rows:
                                "one"), r
 print("%d rows: %s" % (len(rows), ", ".join(sorted({r["status"] for r in rows}))))
 PY
+
+# The predict tool says the same of an AVX-512 loop block, beside a
+# database of another class (a one-seed scalar one, L1 only).
+"$LOOPKIT" mdl db build --isa scalar --levels L1 --seeds L1S0 -q -o t \
+	>db.out 2>&1 || fail "db build: $(cat db.out)"
+cc -c "$SRC/tests/data/mdl/asm/triad-avx512.s" -o avx512.o
+"$LOOPKIT" predict avx512.o --function triad_avx512 --tool mdl -o t \
+	>tool.txt || fail "predict exited $?: $(cat tool.txt)"
+grep -q "^  mdl  *unsupported no MDL database for avx512, and this machine cannot run avx512 code to build one$" \
+	tool.txt || fail "the tool: $(cat tool.txt)"
