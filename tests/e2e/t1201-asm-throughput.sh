@@ -1,18 +1,21 @@
-# loopkit asm --chains 1..10 of FMAs: IPC rises with the chains (never
-# falling by more than 3 %) and saturates (10 chains within 5 % of 8).
-# The expected figures follow the micro-architecture 'loopkit env'
-# names: on Zen 3 and Zen 4, two 256-bit FMA pipes of latency 4 give
-# min(N/4, 2) within 5 % (AnandTech's Zen 3 deep dive, 2020-11: "a
+# loopkit asm --chains 1..10 of FMAs: IPC rises with the chains and
+# saturates. The expected figures follow the micro-architecture
+# 'loopkit env' names: on Zen 3 and Zen 4, two 256-bit FMA pipes of
+# latency 4 give min(N/4, 2) (AnandTech's Zen 3 deep dive, 2020-11: "a
 # single FMA takes 4 cycles with a throughput of 2/clock"; Zen 4 as
 # measured in doc/loopkit-asm.md); 512-bit FMAs, on Zen 4 only (Zen 3
 # has no AVX-512), run at half rate: min(N/4, 1). Each chain count is a
 # variant of the campaign 'asm' with asm.chains as its parameter.
 #
-# Between the latency-bound and the pipe-bound regimes (5 to 7 chains)
-# this Zen 3 has two stable states from one process to the next: 7
-# chains run at 1.74 or at 1.61 IPC, with either FMA form, at unroll
-# 40, 100 or 400 (8 chains always 1.99; doc/loopkit-asm.md). There the
-# tolerance is 10 %.
+# Where the bound is exact the test holds it to 5 %: the latency-bound
+# regime (N <= 4 chains: N/4), the plateau (the best of the last chain
+# counts reaches the peak) and nowhere above the bound. Between the two
+# bounds (5 to 9 chains) the hardware does not reach min(N/4, peak):
+# the FP scheduler's choice of pipe leaves one idle now and then, in
+# one of several states from one process to the next (Zen 3: 7 chains
+# at 1.61 or 1.74, 8 chains at 1.82, 1.90 or 1.99; doc/loopkit-asm.md).
+# There the test asks for 85 % of the bound, and IPC never more than
+# 10 % below the best at fewer chains.
 #
 # On a shared host a series can draw a bad spell: a co-tenant on the
 # core's other hyperthread takes FP pipes (that only lowers IPC), or the
@@ -46,15 +49,19 @@ ipc = [r["instructions_per_cycle"] for r in rows]
 print(sys.argv[2], ["%.3f" % x for x in ipc])
 flagged = [r["chains"] for r in rows if "unreliable" in r["flags"]]
 assert not flagged, "calibration unreliable at N = %s" % flagged
-for a, b in zip(ipc, ipc[1:]):
-    assert b >= a * 0.97, "IPC fell: %s" % ipc
-assert abs(ipc[9] / ipc[7] - 1) <= 0.05, "not saturated: %s" % ipc
+for n in range(1, 11):
+    assert ipc[n - 1] >= 0.90 * max(ipc[:n]), "IPC fell at N=%d: %s" % (n, ipc)
 assert ipc[7] >= 4 * ipc[0], "no rise: %s" % ipc
 if peak > 0:
     for n, x in enumerate(ipc, 1):
         want = min(n / 4, peak)
-        tol = 0.10 if 4 < n < 4 * peak else 0.05
-        assert abs(x / want - 1) <= tol, "N=%d: %.3f, want %g" % (n, x, want)
+        assert x <= want * 1.05, "N=%d: %.3f above the bound %g" % (n, x, want)
+        low = 0.95 if n <= 4 else 0.85
+        assert x >= want * low, "N=%d: %.3f, want %g" % (n, x, want)
+    top = max(ipc[int(4 * peak) - 1:])
+    assert top >= peak * 0.95, "not saturated at %g: %s" % (peak, ipc)
+else:
+    assert ipc[9] >= 0.95 * max(ipc), "not saturated: %s" % ipc
 PY
 	done
 	fail "$1: see above (four series)"
