@@ -29,6 +29,10 @@ struct lk_rt_sample {
 	double tsc, ns;             /* raw, overhead included */
 	double ref_tsc, ref_cycles; /* reference chain; has_ref */
 	int has_ref;
+	double issue_tsc, issue_cycles; /* issue probe; has_issue */
+	int has_issue;
+	double window_tsc;          /* window probe; has_window */
+	int has_window;
 	int mux;                    /* the event group was multiplexed */
 	double ev[LK_RT_MAX_EVENTS];/* by index into lk_rt_output.events */
 	unsigned ev_mask;           /* which ev[] are set */

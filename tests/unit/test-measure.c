@@ -163,6 +163,16 @@ static void check_sample_key(struct pcase *c, const struct lk_rt_sample *s,
 		check_value(c, k, s->ref_tsc, v);
 	else if (!strcmp(k, "ref_cycles"))
 		check_value(c, k, s->ref_cycles, v);
+	else if (!strcmp(k, "has_issue"))
+		check_value(c, k, s->has_issue, v);
+	else if (!strcmp(k, "issue_tsc"))
+		check_value(c, k, s->issue_tsc, v);
+	else if (!strcmp(k, "issue_cycles"))
+		check_value(c, k, s->issue_cycles, v);
+	else if (!strcmp(k, "has_window"))
+		check_value(c, k, s->has_window, v);
+	else if (!strcmp(k, "window_tsc"))
+		check_value(c, k, s->window_tsc, v);
 	else if (!strcmp(k, "mux"))
 		check_value(c, k, s->mux, v);
 	else if ((e = find_event(&c->out, k)) < 0)
