@@ -18,7 +18,8 @@
 /*
  * A sample shorter than LK__SPAN_US waits for an uncontended core: the
  * issue probe within LK__CONTENDED of its floor and the window probe
- * within LK__WINDOW_SLACK of its best in the process, for at most
+ * within LK__WINDOW_SLACK of its best in the process (both measured
+ * against the issue probe), for at most
  * LK__WAIT_MS per region in all (the runner's LK_CONTENDED,
  * LK_WINDOW_SLACK and LK_CONTENTION_SPAN_NS, include/loopkit/measure.h:
  * rt/ includes nothing of the library).
@@ -123,7 +124,8 @@ struct lk__rt {
 	struct lk__work work[LK__MAX_WORK]; /* declared for the next region */
 	int nwork;
 
-	double best_window; /* the window probe's fewest cycles so far */
+	double best_window; /* the window probe's best pace so far, in
+			       issue probes (region.c) */
 
 	struct lk__region *regions, *last_region;
 	void *roi_ret; /* return address of the latest lk_roi_begin() */

@@ -78,7 +78,8 @@ extern "C" {
  * runs ~1.5 times slower (Zen 3), even when that thread takes few issue
  * slots and the issue probe barely notices. Its pace depends on the
  * window's size, so it has no floor known beforehand: the runner compares
- * it with its best over the run (doc/method.md).
+ * its pace against the issue probe's with its best over the run
+ * (doc/method.md).
  */
 #define LK_WINDOW_CHAINS 4
 #define LK_WINDOW_LENGTH 32

@@ -212,20 +212,36 @@ static void sample_line(struct lk__region *r, const struct lk__sample *s)
 	lk__out("%s%s\n", buf, s->mux ? " mux=1" : "");
 }
 
-/* A probe's TSC ticks, less the empty region's, in core cycles at the
- * reference's clock. */
-static double probe_cycles(uint64_t probe_tsc, uint64_t ref_tsc)
+/* A probe's TSC ticks, less the empty region's. */
+static double probe_ticks(uint64_t probe_tsc)
 {
-	return ((double)probe_tsc - (double)lk__rt.ovh_tsc_min) *
-	       LK_REF_CYCLES / (double)ref_tsc;
+	return (double)probe_tsc - (double)lk__rt.ovh_tsc_min;
 }
 
-static void note_window(uint64_t window_tsc, uint64_t ref_tsc)
+/* The issue probe above its floor: a neighbour took issue slots. */
+static int issue_short(uint64_t issue_tsc, uint64_t ref_tsc)
 {
-	double c = probe_cycles(window_tsc, ref_tsc);
+	return probe_ticks(issue_tsc) * LK_REF_CYCLES / (double)ref_tsc >
+	       LK__CONTENDED * LK_ISSUE_CYCLES;
+}
 
-	if (!lk__rt.best_window || c < lk__rt.best_window)
-		lk__rt.best_window = c;
+/*
+ * The window probe against the issue probe beside it (no clock needed);
+ * its best so far is kept from rounds whose issue probe was at its floor.
+ */
+static double window_pace(uint64_t window_tsc, uint64_t issue_tsc)
+{
+	return probe_ticks(window_tsc) / probe_ticks(issue_tsc);
+}
+
+static void note_window(uint64_t window_tsc, uint64_t issue_tsc,
+			uint64_t ref_tsc)
+{
+	double w = window_pace(window_tsc, issue_tsc);
+
+	if (!issue_short(issue_tsc, ref_tsc) &&
+	    (!lk__rt.best_window || w < lk__rt.best_window))
+		lk__rt.best_window = w;
 }
 
 /*
@@ -236,10 +252,10 @@ static void note_window(uint64_t window_tsc, uint64_t ref_tsc)
 static int contended(uint64_t issue_tsc, uint64_t window_tsc,
 		     uint64_t ref_tsc)
 {
-	return probe_cycles(issue_tsc, ref_tsc) >
-		       LK__CONTENDED * LK_ISSUE_CYCLES ||
-	       probe_cycles(window_tsc, ref_tsc) >
-		       LK__WINDOW_SLACK * lk__rt.best_window;
+	return issue_short(issue_tsc, ref_tsc) ||
+	       (lk__rt.best_window &&
+		window_pace(window_tsc, issue_tsc) >
+			LK__WINDOW_SLACK * lk__rt.best_window);
 }
 
 int lk__sample_contended(const struct lk__sample *s)
@@ -263,7 +279,7 @@ static void record_sample(struct lk__region *r)
 		uint64_t window = lk__window_run(), issue = lk__issue_run();
 		uint64_t after = lk__ref_run();
 
-		note_window(window, after);
+		note_window(window, issue, after);
 		s->ref_tsc = after < r->ref_before ? after : r->ref_before;
 		s->issue_tsc = issue > r->issue_before ? issue
 						       : r->issue_before;
@@ -322,7 +338,8 @@ static int ready(struct lk__region *r)
 		r->ref_before = lk__ref_run();
 		r->issue_before = lk__issue_run();
 		r->window_before = lk__window_run();
-		note_window(r->window_before, r->ref_before);
+		note_window(r->window_before, r->issue_before,
+			    r->ref_before);
 		r->waited += lk_tsc() - start;
 		if (!wait ||
 		    !contended(r->issue_before, r->window_before,

@@ -48,7 +48,7 @@ static double per_step(uint64_t raw, uint64_t overhead, uint64_t steps)
  * LK_MIN_UNCONTENDED), else all. Fills use[] with their indices and says
  * how many were left out.
  */
-#define MIN_UNCONTENDED 3
+#define MIN_UNCONTENDED 10
 
 static uint64_t choose(const struct lk__region *r, uint64_t *use,
 		       uint64_t *left_out)

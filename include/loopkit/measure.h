@@ -103,8 +103,9 @@ int lk_calibration_reliable(const double *ticks, const double *ratio,
  * (rt/lkrt.h) says the core was shared: the issue probe (four independent
  * add chains, floor_cycles core cycles at best) ran more than
  * LK_CONTENDED times its floor, as when a neighbour's thread on the same
- * core takes issue slots; or the window probe ran more than
- * LK_WINDOW_SLACK times its best over the run, as when a neighbour's
+ * core takes issue slots; or the window probe, against the issue probe
+ * beside it, ran more than LK_WINDOW_SLACK times its best over the run's
+ * samples whose issue probe was at its floor, as when a neighbour's
  * thread holds half the out-of-order window. Such a sample is slower by
  * what the neighbour took (doc/method.md). Only samples of at most
  * LK_CONTENTION_SPAN_NS are judged: the probes at the two ends of a longer
@@ -125,9 +126,9 @@ double lk_issue_contention(double issue_tsc, double overhead_tsc,
 
 /*
  * Is a sample of sample_ns nanoseconds contended, given the issue probe's
- * contention (lk_issue_contention) and the window probe's cycles over its
- * best in the run (window_ratio)? A NAN stands for a probe that did not
- * run and never makes a sample contended.
+ * contention (lk_issue_contention) and the window probe against its best
+ * in the run (window_ratio)? A NAN stands for a probe that did not run
+ * and never makes a sample contended.
  */
 int lk_sample_contended(double contention, double window_ratio,
 			double sample_ns);

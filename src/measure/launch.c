@@ -298,10 +298,13 @@ static void smooth_ratios(struct acc *a, size_t from,
 }
 
 /*
- * The probes in core cycles at the sample's (smoothed) clock, their timer
- * overhead taken off as from a sample. Stored as 'contention' (raw: the
- * issue probe's cycles, value: over its floor, 1 at four adds per cycle)
- * and 'window' (the window probe's cycles).
+ * The probes, their timer overhead taken off as from a sample. Stored as
+ * 'contention' (raw: the issue probe's core cycles at the sample's
+ * smoothed clock; value: over its floor, 1 at four adds per cycle) and
+ * 'window' (raw: the window probe's core cycles; value: over the issue
+ * probe's ticks). Against the issue probe beside it, the window probe
+ * needs no clock: a reference hit twice by interrupts cannot make it
+ * look fast.
  */
 static void mark_contention(struct acc *a, size_t from,
 			    const struct lk_rt_region *r)
@@ -311,20 +314,24 @@ static void mark_contention(struct acc *a, size_t from,
 	for (i = 0; i < a->nconv - from; i++) {
 		const struct lk_rt_sample *s = &r->samples[i];
 		struct conv *c = &a->conv[from + i];
+		double w, issue;
 
-		if (s->has_issue)
-			c->contention = lk_issue_contention(
-				s->issue_tsc, r->ovh_tsc_min, c->ratio,
-				s->issue_cycles);
+		if (!s->has_issue)
+			continue;
+		c->contention = lk_issue_contention(s->issue_tsc,
+						    r->ovh_tsc_min, c->ratio,
+						    s->issue_cycles);
 		if (!isnan(c->contention))
 			add_raw(a, c, s->idx, s->steps, "contention",
 				c->contention * s->issue_cycles,
 				c->contention);
-		if (s->has_window && !isnan(c->ratio)) {
-			c->window = (s->window_tsc - r->ovh_tsc_min) * c->ratio;
-			add_raw(a, c, s->idx, s->steps, "window", c->window,
-				c->window);
-		}
+		issue = s->issue_tsc - r->ovh_tsc_min;
+		if (!s->has_window || issue <= 0)
+			continue;
+		w = s->window_tsc - r->ovh_tsc_min;
+		c->window = w / issue;
+		add_raw(a, c, s->idx, s->steps, "window", w * c->ratio,
+			c->window);
 	}
 }
 
@@ -333,9 +340,13 @@ void lk__classify(struct acc *a)
 	double best = INFINITY;
 	size_t i;
 
-	for (i = 0; i < a->nconv; i++)
-		if (a->conv[i].window > 0 && a->conv[i].window < best)
-			best = a->conv[i].window;
+	for (i = 0; i < a->nconv; i++) {
+		const struct conv *c = &a->conv[i];
+
+		if (c->window > 0 && c->window < best &&
+		    c->contention <= LK_CONTENDED)
+			best = c->window;
+	}
 	for (i = 0; i < a->nconv; i++) {
 		struct conv *c = &a->conv[i];
 

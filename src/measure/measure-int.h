@@ -29,9 +29,13 @@ int lk_measure_record_failure(struct lk_ctx *ctx, struct lk_store *s,
 
 /* ---- Shared by launch.c (samples in) and results.c (figures out). ---- */
 
-/* A region reduces its uncontended samples alone (lk_sample_contended)
- * when it has this many. */
-#define LK_MIN_UNCONTENDED 3
+/*
+ * A region reduces its uncontended samples alone (lk_sample_contended)
+ * when it has this many: enough that its p25 is not set by the one or
+ * two of them an interrupt or a preemption hit (the probes beside a
+ * sample do not see what happens inside it).
+ */
+#define LK_MIN_UNCONTENDED 10
 /* Launches of one run relaunched because all their samples were
  * contended, at most. */
 #define LK_CONTENTION_RELAUNCHES 3
@@ -41,7 +45,7 @@ struct conv {
 	int process, attempt, region, kept;
 	double tsc, ns, cal, ratio; /* cal/ratio NAN without a reference */
 	double contention;  /* issue probe / its floor; NAN without one */
-	double window;      /* window probe's core cycles; NAN without one */
+	double window;      /* window probe / issue probe; NAN without one */
 	double sample_ns;   /* raw, for lk_sample_contended() */
 	int contended;      /* lk_sample_contended(), lk__classify() */
 	double ev[LK_RT_MAX_EVENTS];
@@ -83,7 +87,7 @@ const char *lk__acc_keep(struct acc *a, const char *s);
 /* Index of s in sv; appended when absent and add, else -1. */
 int lk__index_of(struct lk_strv *sv, const char *s, int add);
 /* Mark every sample contended or not, the window probe against its best
- * over all the run's samples so far. */
+ * over the run's samples so far whose issue probe ran at its floor. */
 void lk__classify(struct acc *a);
 /* Reduce the kept samples to one result per region x metric. */
 void lk__compute_results(struct acc *a, const struct lk_sweep *sw);

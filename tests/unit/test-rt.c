@@ -383,6 +383,23 @@ Test(rt, issue_probe_time_is_proportional_to_length)
 		  (unsigned long long)four, (unsigned long long)one);
 }
 
+/* The window probe has no floor known beforehand (rt/lkrt.h), but its
+ * time is proportional to its length like the others'. */
+Test(rt, window_probe_time_is_proportional_to_length)
+{
+	uint64_t one = UINT64_MAX, four = UINT64_MAX, t;
+	int i;
+
+	for (i = 0; i < 21; i++) {
+		t = lk_window_probe_tsc(10);
+		one = t < one ? t : one;
+		t = lk_window_probe_tsc(40);
+		four = t < four ? t : four;
+	}
+	cr_assert(four > 3.2 * one && four < 4.8 * one, "%llu vs %llu",
+		  (unsigned long long)four, (unsigned long long)one);
+}
+
 Test(rt, alloc_is_page_aligned_and_zeroed)
 {
 	unsigned char *p = lk_alloc(10000);
