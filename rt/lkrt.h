@@ -244,6 +244,11 @@ void lk_work(const char *unit, double per_call);
  *
  * The probe doubles steps from 1 until the fastest of three samples
  * reaches LK_MIN_SAMPLE_TICKS (one interrupt alone can last that long).
+ * With the reference chain (LK_CALIBRATE, the default), a sample shorter
+ * than 1 ms waits while the issue and window probes say the core is
+ * shared, at most 100 ms per region, and with a hot cache the wait runs
+ * more rounds of `steps` evaluations outside the region of interest
+ * (doc/method.md): count on at least, not exactly, warm-up + samples.
  * The default region name is "kernel"; a name measured again in the same
  * process is reported as name.2, name.3... Names are sanitised to
  * [A-Za-z0-9_.:-]. expr must not jump out of the macro (break, return,
