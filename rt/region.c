@@ -318,12 +318,12 @@ static int short_sample(const struct lk__region *r)
 }
 
 /*
- * The reference and the probe, just before a sample. Is the core free to
- * take it? While the probe says something else is taking the core's
- * issue slots (on a VM, episodes of a millisecond to a second), a short
- * sample would be slower by what the neighbour took, and the runner would
- * leave it out (doc/method.md, "Contended samples"): wait, within the
- * region's budget. With a hot cache, a round of the kernel outside the
+ * The reference and the probes, just before a sample. Is the core free to
+ * take it? While the probes say another thread shares it (on a VM,
+ * episodes of a millisecond to a second), a short sample would be slower
+ * by what the neighbour took, and the runner would leave it out
+ * (doc/method.md, "Contended samples"): wait, within the region's
+ * budget. With a hot cache, a round of the kernel outside the
  * region of interest fills the wait, so that the neighbour cannot evict
  * the kernel's data meanwhile (returns 0: run one); with a cold one,
  * only the probes run, which touch no memory.
