@@ -218,11 +218,25 @@ static double probe_ticks(uint64_t probe_tsc)
 	return (double)probe_tsc - (double)lk__rt.ovh_tsc_min;
 }
 
-/* The issue probe above its floor: a neighbour took issue slots. */
+/* The issue probe's core cycles, at the reference chain's clock. */
+static double issue_cycles(uint64_t issue_tsc, uint64_t ref_tsc)
+{
+	return probe_ticks(issue_tsc) * LK_REF_CYCLES / (double)ref_tsc;
+}
+
+/*
+ * The issue probe above its floor: a neighbour took issue slots. The
+ * floor is LK_ISSUE_CYCLES, or the probe's best in the process on a core
+ * that never issues four adds per cycle (else every sample there would
+ * look contended).
+ */
 static int issue_short(uint64_t issue_tsc, uint64_t ref_tsc)
 {
-	return probe_ticks(issue_tsc) * LK_REF_CYCLES / (double)ref_tsc >
-	       LK__CONTENDED * LK_ISSUE_CYCLES;
+	double floor = (double)LK_ISSUE_CYCLES;
+
+	if (lk__rt.best_issue > floor)
+		floor = lk__rt.best_issue;
+	return issue_cycles(issue_tsc, ref_tsc) > LK__CONTENDED * floor;
 }
 
 /*
@@ -234,11 +248,14 @@ static double window_pace(uint64_t window_tsc, uint64_t issue_tsc)
 	return probe_ticks(window_tsc) / probe_ticks(issue_tsc);
 }
 
-static void note_window(uint64_t window_tsc, uint64_t issue_tsc,
+static void note_probes(uint64_t window_tsc, uint64_t issue_tsc,
 			uint64_t ref_tsc)
 {
 	double w = window_pace(window_tsc, issue_tsc);
+	double c = issue_cycles(issue_tsc, ref_tsc);
 
+	if (c > 0 && (!lk__rt.best_issue || c < lk__rt.best_issue))
+		lk__rt.best_issue = c;
 	if (!issue_short(issue_tsc, ref_tsc) &&
 	    (!lk__rt.best_window || w < lk__rt.best_window))
 		lk__rt.best_window = w;
@@ -279,7 +296,7 @@ static void record_sample(struct lk__region *r)
 		uint64_t window = lk__window_run(), issue = lk__issue_run();
 		uint64_t after = lk__ref_run();
 
-		note_window(window, issue, after);
+		note_probes(window, issue, after);
 		s->ref_tsc = after < r->ref_before ? after : r->ref_before;
 		s->issue_tsc = issue > r->issue_before ? issue
 						       : r->issue_before;
@@ -338,7 +355,7 @@ static int ready(struct lk__region *r)
 		r->ref_before = lk__ref_run();
 		r->issue_before = lk__issue_run();
 		r->window_before = lk__window_run();
-		note_window(r->window_before, r->issue_before,
+		note_probes(r->window_before, r->issue_before,
 			    r->ref_before);
 		r->waited += lk_tsc() - start;
 		if (!wait ||

@@ -102,7 +102,8 @@ int lk_calibration_reliable(const double *ticks, const double *ratio,
  * A sample is contended when one of the runtime's probes beside it
  * (rt/lkrt.h) says the core was shared: the issue probe (four independent
  * add chains, floor_cycles core cycles at best) ran more than
- * LK_CONTENDED times its floor, as when a neighbour's thread on the same
+ * LK_CONTENDED times its floor (its best over the run on a core that
+ * never reaches floor_cycles), as when a neighbour's thread on the same
  * core takes issue slots; or the window probe, against the issue probe
  * beside it, ran more than LK_WINDOW_SLACK times its best over the run's
  * samples whose issue probe was at its floor, as when a neighbour's

@@ -337,22 +337,29 @@ static void mark_contention(struct acc *a, size_t from,
 
 void lk__classify(struct acc *a)
 {
-	double best = INFINITY;
+	double best = INFINITY, floor = INFINITY;
 	size_t i;
 
+	for (i = 0; i < a->nconv; i++)
+		if (a->conv[i].contention < floor)
+			floor = a->conv[i].contention;
+	/* A core that never issues four adds per cycle: its best is the
+	 * floor (else every sample there would look contended). */
+	if (!(floor > 1))
+		floor = 1;
 	for (i = 0; i < a->nconv; i++) {
 		const struct conv *c = &a->conv[i];
 
 		if (c->window > 0 && c->window < best &&
-		    c->contention <= LK_CONTENDED)
+		    c->contention <= LK_CONTENDED * floor)
 			best = c->window;
 	}
 	for (i = 0; i < a->nconv; i++) {
 		struct conv *c = &a->conv[i];
 
 		c->contended = lk_sample_contended(
-			c->contention, isinf(best) ? NAN : c->window / best,
-			c->sample_ns);
+			c->contention / floor,
+			isinf(best) ? NAN : c->window / best, c->sample_ns);
 	}
 }
 

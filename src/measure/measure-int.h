@@ -87,7 +87,9 @@ const char *lk__acc_keep(struct acc *a, const char *s);
 /* Index of s in sv; appended when absent and add, else -1. */
 int lk__index_of(struct lk_strv *sv, const char *s, int add);
 /* Mark every sample contended or not, the window probe against its best
- * over the run's samples so far whose issue probe ran at its floor. */
+ * over the run's samples so far whose issue probe ran at its floor. The
+ * floor is four adds per cycle, or the issue probe's best over the run
+ * where it never gets there. */
 void lk__classify(struct acc *a);
 /* Reduce the kept samples to one result per region x metric. */
 void lk__compute_results(struct acc *a, const struct lk_sweep *sw);
