@@ -127,6 +127,7 @@ struct lk__rt {
 	double best_window; /* the window probe's best pace so far, in
 			       issue probes (region.c) */
 	double best_issue;  /* the issue probe's fewest core cycles so far */
+	uint64_t waited;    /* TSC ticks all regions waited (region.c) */
 
 	struct lk__region *regions, *last_region;
 	void *roi_ret; /* return address of the latest lk_roi_begin() */

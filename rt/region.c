@@ -226,15 +226,18 @@ static double issue_cycles(uint64_t issue_tsc, uint64_t ref_tsc)
 
 /*
  * The issue probe above its floor: a neighbour took issue slots. The
- * floor is LK_ISSUE_CYCLES, or the probe's best in the process on a core
- * that never issues four adds per cycle (else every sample there would
- * look contended).
+ * floor is LK_ISSUE_CYCLES; on a core that never issues four adds per
+ * cycle every sample would look contended, so once the process has
+ * waited a region's budget without the probe ever near it, the floor is
+ * the probe's best so far (not before: a process that starts on a
+ * shared core would take the neighbour's pace for the core's).
  */
 static int issue_short(uint64_t issue_tsc, uint64_t ref_tsc)
 {
 	double floor = (double)LK_ISSUE_CYCLES;
 
-	if (lk__rt.best_issue > floor)
+	if (lk__rt.best_issue > LK__CONTENDED * floor &&
+	    lk__rt.waited >= lk_tsc_hz() / 1000 * LK__WAIT_MS)
 		floor = lk__rt.best_issue;
 	return issue_cycles(issue_tsc, ref_tsc) > LK__CONTENDED * floor;
 }
@@ -358,6 +361,7 @@ static int ready(struct lk__region *r)
 		note_probes(r->window_before, r->issue_before,
 			    r->ref_before);
 		r->waited += lk_tsc() - start;
+		lk__rt.waited += lk_tsc() - start;
 		if (!wait ||
 		    !contended(r->issue_before, r->window_before,
 			       r->ref_before) ||
@@ -387,6 +391,7 @@ static enum lk__phase advance(struct lk__region *r)
 		return r->nsamples < lk__rt.repetitions ? LK__SAMPLE : LK__DONE;
 	case LK__WAIT:
 		r->waited += lk_tsc() - r->wait_mark;
+		lk__rt.waited += lk_tsc() - r->wait_mark;
 		return LK__SAMPLE;
 	case LK__DONE:
 		break;
