@@ -4,6 +4,7 @@
 # baseline named in the issue (a plain rdtscp loop, min of samples) timed
 # in the same rounds.
 #   bench/run.sh [LOOPKIT] [ROUNDS] [INVOCATIONS]
+# With BENCH=stability in the environment, stop after the stability table.
 set -eu
 loopkit=$(cd "$(dirname "${1:-build/loopkit}")" && pwd)/$(basename "${1:-build/loopkit}")
 rounds=${2:-3}
@@ -73,6 +74,8 @@ while [ $r -le "$rounds" ]; do
 		label=$(head -n 1 "$tmp/lk.$k" | cut -d' ' -f2-3)
 		bad=$(cat "$tmp/lk.$k" "$tmp/lr.$k" | grep -c unreliable || true)
 		[ "$bad" -eq 0 ] || label="$label, $bad unreliable"
+		bad=$(cat "$tmp/lk.$k" "$tmp/lr.$k" | grep -c contended || true)
+		[ "$bad" -eq 0 ] || label="$label, $bad contended"
 		verdict=$(awk -v a="$lk" -v c="$lr" -v b="$pl" 'BEGIN {
 			printf "%s,%s; %s,%s", (a <= 1 ? "<=1%" : ">1%"),
 			       (a <= b ? "not-worse" : "WORSE"),
@@ -87,10 +90,13 @@ echo
 echo "spread = max/min - 1 of the reduced figure over $invocations separate"
 echo "invocations per round, interleaved. loopkit's figure is its cycles"
 echo "figure (PMU, else TSC-calibrated; 'unreliable' counts invocations whose"
-echo "per-kernel check flagged it): 'default' is loopkit's default method"
-echo "(3 launches x 30 samples, p25); '1xmedian' is $naive."
+echo "per-kernel check flagged it, 'contended' those whose figure rests on"
+echo "samples the runtime's probes saw on a shared core): 'default' is"
+echo "loopkit's default method (3 launches x 30 samples, p25, contended"
+echo "samples left out); '1xmedian' is $naive."
 echo "'plain' is a plain rdtscp loop: min TSC ticks"
 echo "of 1000 samples of 16 calls, one process per invocation."
+[ "${BENCH:-}" != stability ] || exit 0
 
 echo
 echo "== memprof: cost per instrumented call"

@@ -17,6 +17,19 @@
 #define LK__MAX_WORK 8
 #define LK__WORK_UNIT_MAX 32
 #define LK__CPULIST_MAX 400 /* a cpulist on an info line */
+/*
+ * A sample shorter than LK__SPAN_US waits for an uncontended core: the
+ * issue probe within LK__CONTENDED of its floor and the window probe
+ * within LK__WINDOW_SLACK of its best in the process (both measured
+ * against the issue probe), for at most
+ * LK__WAIT_MS per region in all (the runner's LK_CONTENDED,
+ * LK_WINDOW_SLACK and LK_CONTENTION_SPAN_NS, include/loopkit/measure.h:
+ * rt/ includes nothing of the library).
+ */
+#define LK__CONTENDED 1.01
+#define LK__WINDOW_SLACK 1.10
+#define LK__SPAN_US 1000
+#define LK__WAIT_MS 100
 
 /* One lk_work() declaration: per_call units of work per kernel call. */
 struct lk__work {
@@ -47,6 +60,8 @@ struct lk__sample {
 	uint64_t tsc;
 	uint64_t ns;
 	uint64_t ref_tsc;
+	uint64_t issue_tsc; /* the slower of the probes before and after */
+	uint64_t window_tsc; /* likewise */
 	int mux;
 	uint64_t ev[LK__MAX_EVENTS]; /* by group slot */
 };
@@ -56,6 +71,7 @@ enum lk__phase {
 	LK__WARMUP,
 	LK__PROBE,
 	LK__SAMPLE,
+	LK__WAIT, /* a round outside the region while the core is contended */
 	LK__DONE,
 };
 
@@ -78,7 +94,10 @@ struct lk__region {
 	uint64_t tsc0, tsc1;
 	uint64_t ns0, ns1;
 	struct lk__group_read ev0, ev1;
-	uint64_t ref_before;
+	uint64_t ref_before, issue_before, window_before;
+	uint64_t waited; /* TSC ticks spent waiting for an uncontended core */
+	uint64_t wait_mark; /* when the LK__WAIT round in flight began */
+	uint64_t last_calls; /* kernel calls in the round in flight */
 };
 
 struct lk__rt {
@@ -111,6 +130,11 @@ struct lk__rt {
 	struct lk__work work[LK__MAX_WORK]; /* declared for the next region */
 	int nwork;
 
+	double best_window; /* the window probe's best pace so far, in
+			       issue probes (region.c) */
+	double best_issue;  /* the issue probe's fewest core cycles so far */
+	uint64_t waited;    /* TSC ticks all regions waited (region.c) */
+
 	struct lk__region *regions, *last_region;
 	void *roi_ret; /* return address of the latest lk_roi_begin() */
 	uint64_t total_samples;
@@ -130,6 +154,12 @@ void lk__sanitise(char *s);
 uint64_t lk__ns_now(void);
 void lk__measure_overhead(void);
 uint64_t lk__ref_run(void);
+uint64_t lk__issue_run(void);
+uint64_t lk__window_run(void);
+
+/* region.c: was the sample contended, by the runner's rule, given the
+ * window probe's best over the whole process? */
+int lk__sample_contended(const struct lk__sample *s);
 
 /* events.c */
 void lk__events_parse(const char *list);

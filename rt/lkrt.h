@@ -49,6 +49,43 @@ extern "C" {
 	((uint64_t)LK_REF_ITERS * LK_REF_UNROLL * LK_REF_LATENCY)
 
 /*
+ * The issue probe, timed beside every sample with the reference chain:
+ * LK_ISSUE_ITERS loop iterations of LK_ISSUE_CHAINS independent chains of
+ * LK_ISSUE_UNROLL dependent `add r64, r64` each. Its floor is
+ * LK_ISSUE_CYCLES core cycles on two counts at once: each chain does one
+ * add per cycle, and four adds per cycle is all the integer ALUs of a
+ * Haswell or later Intel core, or of any Zen, can issue (the loop's
+ * dec/jnz adds one operation in 1025). So it runs slower only when
+ * something else takes issue slots from it, such as another hardware
+ * thread on the same core (on a VM, a co-tenant the guest cannot see);
+ * the reference chain, one dependent chain, does not notice such a
+ * neighbour (doc/method.md). 80 * 256 = 20480 cycles, ~8 us at 2.6 GHz:
+ * long enough for a 10-ns TSC step to be 0.1 % of it.
+ */
+#define LK_ISSUE_CHAINS 4
+#define LK_ISSUE_UNROLL 256
+#define LK_ISSUE_ITERS 80
+#define LK_ISSUE_CYCLES ((uint64_t)LK_ISSUE_ITERS * LK_ISSUE_UNROLL)
+
+/*
+ * The window probe, timed beside the issue probe: LK_WINDOW_ITERS loop
+ * iterations of LK_WINDOW_CHAINS short chains, one after the other, each
+ * of LK_WINDOW_LENGTH dependent `vaddsd` padded with three `nop`s. A chain
+ * can only start while the one before it runs if the core's out-of-order
+ * window holds both, so the probe runs at the pace the window allows: on
+ * a core that shares its window with a second hardware thread (Zen and
+ * Intel cores split the reorder buffer between two active threads) it
+ * runs ~1.5 times slower (Zen 3), even when that thread takes few issue
+ * slots and the issue probe barely notices. Its pace depends on the
+ * window's size, so it has no floor known beforehand: the runner compares
+ * its pace against the issue probe's with its best over the run
+ * (doc/method.md).
+ */
+#define LK_WINDOW_CHAINS 4
+#define LK_WINDOW_LENGTH 32
+#define LK_WINDOW_ITERS 40
+
+/*
  * Read the TSC, fenced. Used for both ends of every timed interval:
  *
  *	rdtscp; lfence
@@ -166,6 +203,19 @@ uint64_t lk_tsc_hz(void);
 uint64_t lk_ref_chain_tsc(uint64_t iters);
 
 /*
+ * Time the issue probe for iters iterations (iters * LK_ISSUE_UNROLL core
+ * cycles at best, see LK_ISSUE_CHAINS) and return the TSC ticks it took.
+ * iters must be at least 1.
+ */
+uint64_t lk_issue_probe_tsc(uint64_t iters);
+
+/*
+ * Time the window probe for iters iterations and return the TSC ticks it
+ * took. iters must be at least 1.
+ */
+uint64_t lk_window_probe_tsc(uint64_t iters);
+
+/*
  * The median over runs timings of the reference chain of core cycles per
  * TSC tick: the core clock relative to the TSC (e.g. 1.2 for a core
  * running at 3.0 GHz against a 2.5 GHz TSC). runs < 1 counts as 1.
@@ -212,6 +262,11 @@ void lk_work(const char *unit, double per_call);
  *
  * The probe doubles steps from 1 until the fastest of three samples
  * reaches LK_MIN_SAMPLE_TICKS (one interrupt alone can last that long).
+ * With the reference chain (LK_CALIBRATE, the default), a sample shorter
+ * than 1 ms waits while the issue and window probes say the core is
+ * shared, at most 100 ms per region, and with a hot cache the wait runs
+ * more rounds of `steps` evaluations outside the region of interest
+ * (doc/method.md): count on at least, not exactly, warm-up + samples.
  * The default region name is "kernel"; a name measured again in the same
  * process is reported as name.2, name.3... Names are sanitised to
  * [A-Za-z0-9_.:-]. expr must not jump out of the macro (break, return,

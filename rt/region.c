@@ -174,10 +174,11 @@ static void region_header(struct lk__region *r)
 		(unsigned long long)lk__rt.ovh_ns_median);
 	if (lk__rt.calibrate)
 		lk__out("calib region=%s ref_cycles=%llu ref_imuls=%llu "
-			"latency=%d\n",
+			"latency=%d issue_cycles=%llu issue_chains=%d\n",
 			r->name, (unsigned long long)LK_REF_CYCLES,
 			(unsigned long long)LK_REF_ITERS * LK_REF_UNROLL,
-			LK_REF_LATENCY);
+			LK_REF_LATENCY, (unsigned long long)LK_ISSUE_CYCLES,
+			LK_ISSUE_CHAINS);
 	work_line(r);
 }
 
@@ -193,9 +194,13 @@ static void sample_line(struct lk__region *r, const struct lk__sample *s)
 		       (unsigned long long)s->tsc, (unsigned long long)s->ns);
 	if (lk__rt.calibrate)
 		len += snprintf(buf + len, sizeof(buf) - len,
-				" ref_tsc=%llu ref_cycles=%llu",
+				" ref_tsc=%llu ref_cycles=%llu issue_tsc=%llu "
+				"issue_cycles=%llu window_tsc=%llu",
 				(unsigned long long)s->ref_tsc,
-				(unsigned long long)LK_REF_CYCLES);
+				(unsigned long long)LK_REF_CYCLES,
+				(unsigned long long)s->issue_tsc,
+				(unsigned long long)LK_ISSUE_CYCLES,
+				(unsigned long long)s->window_tsc);
 	for (i = 0; i < lk__rt.nevents; i++) {
 		const struct lk__event *e = &lk__rt.events[i];
 
@@ -207,16 +212,100 @@ static void sample_line(struct lk__region *r, const struct lk__sample *s)
 	lk__out("%s%s\n", buf, s->mux ? " mux=1" : "");
 }
 
+/* A probe's TSC ticks, less the empty region's. */
+static double probe_ticks(uint64_t probe_tsc)
+{
+	return (double)probe_tsc - (double)lk__rt.ovh_tsc_min;
+}
+
+/* The issue probe's core cycles, at the reference chain's clock. */
+static double issue_cycles(uint64_t issue_tsc, uint64_t ref_tsc)
+{
+	return probe_ticks(issue_tsc) * LK_REF_CYCLES / (double)ref_tsc;
+}
+
+/*
+ * The issue probe above its floor: a neighbour took issue slots. The
+ * floor is LK_ISSUE_CYCLES; on a core that never issues four adds per
+ * cycle every sample would look contended, so once the process has
+ * waited a region's budget without the probe ever near it, the floor is
+ * the probe's best so far (not before: a process that starts on a
+ * shared core would take the neighbour's pace for the core's).
+ */
+static int issue_short(uint64_t issue_tsc, uint64_t ref_tsc)
+{
+	double floor = (double)LK_ISSUE_CYCLES;
+
+	if (lk__rt.best_issue > LK__CONTENDED * floor &&
+	    lk__rt.waited >= lk_tsc_hz() / 1000 * LK__WAIT_MS)
+		floor = lk__rt.best_issue;
+	return issue_cycles(issue_tsc, ref_tsc) > LK__CONTENDED * floor;
+}
+
+/*
+ * The window probe against the issue probe beside it (no clock needed);
+ * its best so far is kept from rounds whose issue probe was at its floor.
+ */
+static double window_pace(uint64_t window_tsc, uint64_t issue_tsc)
+{
+	return probe_ticks(window_tsc) / probe_ticks(issue_tsc);
+}
+
+static void note_probes(uint64_t window_tsc, uint64_t issue_tsc,
+			uint64_t ref_tsc)
+{
+	double w = window_pace(window_tsc, issue_tsc);
+	double c = issue_cycles(issue_tsc, ref_tsc);
+
+	if (c > 0 && (!lk__rt.best_issue || c < lk__rt.best_issue))
+		lk__rt.best_issue = c;
+	if (!issue_short(issue_tsc, ref_tsc) &&
+	    (!lk__rt.best_window || w < lk__rt.best_window))
+		lk__rt.best_window = w;
+}
+
+/*
+ * Was the core shared? The issue probe above its floor (a neighbour took
+ * issue slots), or the window probe above its best so far (a neighbour
+ * held half the window).
+ */
+static int contended(uint64_t issue_tsc, uint64_t window_tsc,
+		     uint64_t ref_tsc)
+{
+	return issue_short(issue_tsc, ref_tsc) ||
+	       (lk__rt.best_window &&
+		window_pace(window_tsc, issue_tsc) >
+			LK__WINDOW_SLACK * lk__rt.best_window);
+}
+
+int lk__sample_contended(const struct lk__sample *s)
+{
+	return lk__rt.calibrate && lk__rt.threads <= 1 &&
+	       s->ns <= LK__SPAN_US * 1000u &&
+	       contended(s->issue_tsc, s->window_tsc, s->ref_tsc);
+}
+
 /* The round that just ended was a sample: keep it and report it. */
 static void record_sample(struct lk__region *r)
 {
 	struct lk__sample *s = &r->samples[r->nsamples];
 	int i;
 
+	/*
+	 * The reference's shorter run: an interrupt only lengthens one. The
+	 * probes' longer runs: the sample is suspect if either side of it
+	 * was contended. The probes sit next to the sample.
+	 */
 	if (lk__rt.calibrate) {
+		uint64_t window = lk__window_run(), issue = lk__issue_run();
 		uint64_t after = lk__ref_run();
 
+		note_probes(window, issue, after);
 		s->ref_tsc = after < r->ref_before ? after : r->ref_before;
+		s->issue_tsc = issue > r->issue_before ? issue
+						       : r->issue_before;
+		s->window_tsc = window > r->window_before ? window
+							  : r->window_before;
 	}
 	s->tsc = r->tsc1 - r->tsc0;
 	s->ns = r->ns1 - r->ns0;
@@ -246,6 +335,59 @@ static void region_threads(struct lk__region *r)
 		lk__out("info region=%s threads=%d\n", r->name, r->threads);
 }
 
+/*
+ * Will the next sample be short enough for the probes at its two ends to
+ * speak for it? Judged by the round before it (warm-up, auto-steps probe
+ * or sample); with none, it counts as short.
+ */
+static int short_sample(const struct lk__region *r)
+{
+	double per_call;
+
+	if (!r->last_calls || r->tsc1 <= r->tsc0)
+		return 1;
+	per_call = (double)(r->tsc1 - r->tsc0) / (double)r->last_calls;
+	return per_call * (double)r->steps <
+	       (double)lk_tsc_hz() * LK__SPAN_US / 1e6;
+}
+
+/*
+ * The reference and the probes, just before a sample. Is the core free to
+ * take it? While the probes say another thread shares it (on a VM,
+ * episodes of a millisecond to a second), a short sample would be slower
+ * by what the neighbour took, and the runner would leave it out
+ * (doc/method.md, "Contended samples"): wait, within the region's
+ * budget. With a hot cache, a round of the kernel outside the
+ * region of interest fills the wait, so that the neighbour cannot evict
+ * the kernel's data meanwhile (returns 0: run one); with a cold one,
+ * only the probes run, which touch no memory.
+ */
+static int ready(struct lk__region *r)
+{
+	uint64_t budget = lk_tsc_hz() / 1000 * LK__WAIT_MS, start;
+	/* A kernel's own threads share cores with the measuring one: they
+	 * are not a neighbour to wait for (doc/method.md). */
+	int wait = short_sample(r) && lk__rt.threads <= 1;
+
+	for (;;) {
+		start = lk_tsc();
+		r->ref_before = lk__ref_run();
+		r->issue_before = lk__issue_run();
+		r->window_before = lk__window_run();
+		note_probes(r->window_before, r->issue_before,
+			    r->ref_before);
+		r->waited += lk_tsc() - start;
+		lk__rt.waited += lk_tsc() - start;
+		if (!wait ||
+		    !contended(r->issue_before, r->window_before,
+			       r->ref_before) ||
+		    r->waited >= budget)
+			return 1;
+		if (!lk__rt.cold)
+			return 0;
+	}
+}
+
 /* What to run next, given the round that just ended. */
 static enum lk__phase advance(struct lk__region *r)
 {
@@ -266,6 +408,10 @@ static enum lk__phase advance(struct lk__region *r)
 			return LK__SAMPLE;
 		region_threads(r);
 		return LK__DONE;
+	case LK__WAIT:
+		r->waited += lk_tsc() - r->wait_mark;
+		lk__rt.waited += lk_tsc() - r->wait_mark;
+		return LK__SAMPLE;
 	case LK__DONE:
 		break;
 	}
@@ -278,9 +424,9 @@ uint64_t lk__region_next(struct lk__region *r, int *roi)
 	r->phase = advance(r);
 	switch (r->phase) {
 	case LK__WARMUP:
-		return lk__rt.warmup;
+		return r->last_calls = lk__rt.warmup;
 	case LK__PROBE:
-		return r->steps;
+		return r->last_calls = r->steps;
 	case LK__SAMPLE:
 		break;
 	default:
@@ -289,8 +435,11 @@ uint64_t lk__region_next(struct lk__region *r, int *roi)
 	}
 	if (lk__rt.cold)
 		lk__cache_flush();
-	if (lk__rt.calibrate)
-		r->ref_before = lk__ref_run();
+	if (lk__rt.calibrate && !ready(r)) {
+		r->phase = LK__WAIT;
+		r->wait_mark = lk_tsc();
+		return r->last_calls = r->steps;
+	}
 	*roi = 1;
-	return r->steps;
+	return r->last_calls = r->steps;
 }

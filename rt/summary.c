@@ -42,38 +42,66 @@ static double per_step(uint64_t raw, uint64_t overhead, uint64_t steps)
 	return raw > overhead ? (double)(raw - overhead) / steps : 0.0;
 }
 
-/* Returns the median ns per step. */
-static double print_time(const struct lk__region *r, double *v)
+/*
+ * The samples the figures rest on, as the runner chooses them: the
+ * uncontended ones when there are at least MIN_UNCONTENDED (the runner's
+ * LK_MIN_UNCONTENDED), else all. Fills use[] with their indices and says
+ * how many were left out.
+ */
+#define MIN_UNCONTENDED 10
+
+static uint64_t choose(const struct lk__region *r, uint64_t *use,
+		       uint64_t *left_out)
 {
-	uint64_t i, n = r->nsamples;
+	uint64_t i, n = 0;
+
+	for (i = 0; i < r->nsamples; i++)
+		if (!lk__sample_contended(&r->samples[i]))
+			use[n++] = i;
+	*left_out = r->nsamples - n;
+	if (n >= MIN_UNCONTENDED)
+		return n;
+	for (i = 0; i < r->nsamples; i++)
+		use[i] = i;
+	*left_out = 0;
+	return r->nsamples;
+}
+
+/* Returns the median ns per step. */
+static double print_time(const struct lk__region *r, const uint64_t *use,
+			 uint64_t n, double *v)
+{
+	uint64_t i;
 	double ns;
 
 	for (i = 0; i < n; i++)
-		v[i] = per_step(r->samples[i].tsc, lk__rt.ovh_tsc_min,
+		v[i] = per_step(r->samples[use[i]].tsc, lk__rt.ovh_tsc_min,
 				r->steps);
 	lk__median_d(v, n);
 	printf("  %-28s min %.2f  median %.2f\n", "tsc ticks/step", v[0],
 	       v[n / 2]);
 	for (i = 0; i < n; i++)
-		v[i] = per_step(r->samples[i].ns, lk__rt.ovh_ns_min, r->steps);
+		v[i] = per_step(r->samples[use[i]].ns, lk__rt.ovh_ns_min,
+				r->steps);
 	ns = lk__median_d(v, n);
 	printf("  %-28s median %.2f\n", "ns/step", ns);
 	return ns;
 }
 
 /* Returns the median calibrated cycles per step. */
-static double print_calibrated(const struct lk__region *r, double *v)
+static double print_calibrated(const struct lk__region *r,
+			       const uint64_t *use, uint64_t n, double *v)
 {
-	uint64_t i, n = r->nsamples;
+	uint64_t i;
 	double ratio, cycles;
 
 	for (i = 0; i < n; i++)
-		v[i] = (double)LK_REF_CYCLES / r->samples[i].ref_tsc;
+		v[i] = (double)LK_REF_CYCLES / r->samples[use[i]].ref_tsc;
 	ratio = lk__median_d(v, n);
 	for (i = 0; i < n; i++)
-		v[i] = per_step(r->samples[i].tsc, lk__rt.ovh_tsc_min,
+		v[i] = per_step(r->samples[use[i]].tsc, lk__rt.ovh_tsc_min,
 				r->steps) *
-		       LK_REF_CYCLES / r->samples[i].ref_tsc;
+		       LK_REF_CYCLES / r->samples[use[i]].ref_tsc;
 	cycles = lk__median_d(v, n);
 	printf("  %-28s median %.2f  (core/tsc %.3f)\n",
 	       "cycles/step (tsc-calibrated)", cycles, ratio);
@@ -103,9 +131,10 @@ static void print_work(const struct lk__region *r, double ns, double cycles)
 	}
 }
 
-static void print_events(const struct lk__region *r, double *v)
+static void print_events(const struct lk__region *r, const uint64_t *use,
+			 uint64_t n, double *v)
 {
-	uint64_t i, n = r->nsamples, mux = 0;
+	uint64_t i, mux = 0;
 	int k;
 
 	for (k = 0; k < lk__rt.nevents; k++) {
@@ -119,11 +148,12 @@ static void print_events(const struct lk__region *r, double *v)
 			continue;
 		}
 		for (i = 0; i < n; i++)
-			v[i] = (double)r->samples[i].ev[e->slot] / r->steps;
+			v[i] = (double)r->samples[use[i]].ev[e->slot] /
+			       r->steps;
 		printf("  %-28s median %.2f\n", label, lk__median_d(v, n));
 	}
 	for (i = 0; i < n; i++)
-		mux += r->samples[i].mux;
+		mux += r->samples[use[i]].mux;
 	if (mux)
 		printf("  %llu of %llu samples multiplexed (mux=1: events "
 		       "counted part of the time, values not scaled)\n",
@@ -133,19 +163,30 @@ static void print_events(const struct lk__region *r, double *v)
 static void print_region(const struct lk__region *r)
 {
 	double *v, ns, cycles = NAN;
+	uint64_t *use, n, left_out;
 
 	printf("region %s: %llu steps/sample, %llu samples\n", r->name,
 	       (unsigned long long)r->steps, (unsigned long long)r->nsamples);
 	if (!r->nsamples)
 		return;
 	v = malloc(r->nsamples * sizeof(*v));
-	if (!v)
-		return;
-	ns = print_time(r, v);
+	use = malloc(r->nsamples * sizeof(*use));
+	if (!v || !use)
+		goto out;
+	n = choose(r, use, &left_out);
+	if (left_out)
+		printf("  %llu contended samples left out (issue probe above "
+		       "%.2f x its floor, or window probe above %.2f x its "
+		       "best)\n",
+		       (unsigned long long)left_out, LK__CONTENDED,
+		       LK__WINDOW_SLACK);
+	ns = print_time(r, use, n, v);
 	if (lk__rt.calibrate)
-		cycles = print_calibrated(r, v);
-	print_events(r, v);
+		cycles = print_calibrated(r, use, n, v);
+	print_events(r, use, n, v);
 	print_work(r, ns, cycles);
+out:
+	free(use);
 	free(v);
 }
 

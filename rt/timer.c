@@ -1,6 +1,6 @@
 /*
- * timer.c: TSC frequency, the imul reference chain, and the cost of an
- * empty region.
+ * timer.c: TSC frequency, the imul reference chain, the issue and window
+ * probes, and the cost of an empty region.
  */
 #include <stdlib.h>
 #include <time.h>
@@ -101,6 +101,105 @@ uint64_t lk_ref_chain_tsc(uint64_t iters)
 uint64_t lk__ref_run(void)
 {
 	return lk_ref_chain_tsc(LK_REF_ITERS);
+}
+
+/*
+ * Four chains of LK_ISSUE_UNROLL register adds per iteration, interleaved
+ * so that each add's chain predecessor is four instructions back: in
+ * order, a core issues one add of every chain per cycle. The dec/jnz pair
+ * fuses into one more operation per iteration (1 in 1025).
+ */
+static void issue_probe(uint64_t iters)
+{
+	uint64_t a = 1, b = 2, c = 3, d = 4;
+
+	__asm__ volatile("1:\n\t"
+			 ".rept 256\n\t"
+			 "add %[a], %[a]\n\t"
+			 "add %[b], %[b]\n\t"
+			 "add %[c], %[c]\n\t"
+			 "add %[d], %[d]\n\t"
+			 ".endr\n\t"
+			 "dec %[n]\n\t"
+			 "jnz 1b"
+			 : [a] "+r"(a), [b] "+r"(b), [c] "+r"(c), [d] "+r"(d),
+			   [n] "+r"(iters)
+			 :
+			 : "cc");
+}
+
+_Static_assert(LK_ISSUE_CHAINS == 4 && LK_ISSUE_UNROLL == 256,
+	       "issue_probe's chains and .rept must match");
+
+uint64_t lk_issue_probe_tsc(uint64_t iters)
+{
+	uint64_t t0, t1;
+
+	if (!iters)
+		iters = 1;
+	t0 = lk_tsc();
+	issue_probe(iters);
+	t1 = lk_tsc();
+	return t1 - t0;
+}
+
+uint64_t lk__issue_run(void)
+{
+	return lk_issue_probe_tsc(LK_ISSUE_ITERS);
+}
+
+/*
+ * Each chain starts from a register zeroed by an idiom (no dependence on
+ * the chain before), then LK_WINDOW_LENGTH adds each need the last. VEX
+ * encoding where the core has AVX: legacy SSE after a kernel's 256-bit
+ * code would pay Intel's transition penalty inside the probe.
+ */
+#define WINDOW_BODY(xor, add)                                                  \
+	"1:\n\t"                                                               \
+	".rept 4\n\t" xor " %%xmm0, %%xmm0\n\t"                              \
+	".rept 32\n\t" add " %%xmm0, %%xmm0\n\t"                             \
+	"nop\n\tnop\n\tnop\n\t"                                                \
+	".endr\n\t"                                                            \
+	".endr\n\t"                                                            \
+	"dec %[n]\n\t"                                                         \
+	"jnz 1b"
+
+static void window_probe(uint64_t iters)
+{
+	static int avx = -1;
+
+	if (avx < 0)
+		avx = __builtin_cpu_supports("avx");
+	if (avx)
+		__asm__ volatile(WINDOW_BODY("vxorpd %%xmm0,", "vaddsd %%xmm0,")
+				 : [n] "+r"(iters)
+				 :
+				 : "cc", "xmm0");
+	else
+		__asm__ volatile(WINDOW_BODY("xorpd", "addsd")
+				 : [n] "+r"(iters)
+				 :
+				 : "cc", "xmm0");
+}
+
+_Static_assert(LK_WINDOW_CHAINS == 4 && LK_WINDOW_LENGTH == 32,
+	       "window_probe's .rept counts must match");
+
+uint64_t lk_window_probe_tsc(uint64_t iters)
+{
+	uint64_t t0, t1;
+
+	if (!iters)
+		iters = 1;
+	t0 = lk_tsc();
+	window_probe(iters);
+	t1 = lk_tsc();
+	return t1 - t0;
+}
+
+uint64_t lk__window_run(void)
+{
+	return lk_window_probe_tsc(LK_WINDOW_ITERS);
 }
 
 double lk_core_tsc_ratio(int runs)

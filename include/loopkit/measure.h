@@ -29,6 +29,10 @@ struct lk_rt_sample {
 	double tsc, ns;             /* raw, overhead included */
 	double ref_tsc, ref_cycles; /* reference chain; has_ref */
 	int has_ref;
+	double issue_tsc, issue_cycles; /* issue probe; has_issue */
+	int has_issue;
+	double window_tsc;          /* window probe; has_window */
+	int has_window;
 	int mux;                    /* the event group was multiplexed */
 	double ev[LK_RT_MAX_EVENTS];/* by index into lk_rt_output.events */
 	unsigned ev_mask;           /* which ev[] are set */
@@ -95,6 +99,42 @@ double lk_reduce(const struct lk_method *m, const double *v, size_t n);
  */
 int lk_calibration_reliable(const double *ticks, const double *ratio,
 			    size_t n, int *clock_moved);
+
+/*
+ * A sample is contended when one of the runtime's probes beside it
+ * (rt/lkrt.h) says the core was shared: the issue probe (four independent
+ * add chains, floor_cycles core cycles at best) ran more than
+ * LK_CONTENDED times its floor (its best over the run on a core that
+ * never reaches floor_cycles), as when a neighbour's thread on the same
+ * core takes issue slots; or the window probe, against the issue probe
+ * beside it, ran more than LK_WINDOW_SLACK times its best over the run's
+ * samples whose issue probe was at its floor, as when a neighbour's
+ * thread holds half the out-of-order window. Such a sample is slower by
+ * what the neighbour took (doc/method.md). Only samples of at most
+ * LK_CONTENTION_SPAN_NS are judged: the probes at the two ends of a longer
+ * one do not speak for its middle.
+ */
+#define LK_CONTENDED 1.01
+#define LK_WINDOW_SLACK 1.10
+#define LK_CONTENTION_SPAN_NS 1e6
+
+/*
+ * The issue probe's core cycles over its floor: (issue_tsc - overhead_tsc)
+ * TSC ticks at ratio core cycles per tick, over floor_cycles. 1 when the
+ * core issued four adds per cycle. NAN when ratio is NAN or floor_cycles
+ * <= 0.
+ */
+double lk_issue_contention(double issue_tsc, double overhead_tsc,
+			   double ratio, double floor_cycles);
+
+/*
+ * Is a sample of sample_ns nanoseconds contended, given the issue probe's
+ * contention (lk_issue_contention) and the window probe against its best
+ * in the run (window_ratio)? A NAN stands for a probe that did not run
+ * and never makes a sample contended.
+ */
+int lk_sample_contended(double contention, double window_ratio,
+			double sample_ns);
 
 /* ---- Running. ---- */
 

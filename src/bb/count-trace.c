@@ -70,6 +70,7 @@ static void build_env(const struct lk_count_opts *opts, const char *tag,
 {
 	static const char *const drop[] = {"LK_WARMUP=", "LK_STEPS=",
 					   "LK_REPETITIONS=", "LK_RESULT_FD=",
+					   "LK_CALIBRATE=",
 					   LK_PROC_TAG_VAR "="};
 	char **e;
 	size_t i;
@@ -82,6 +83,9 @@ static void build_env(const struct lk_count_opts *opts, const char *tag,
 			lk_strv_push(env, *e);
 	}
 	lk_strv_push(env, "LK_WARMUP=0");
+	/* No cycles wanted, and no waiting for an uncontended core, which
+	 * runs the kernel outside the region (doc/method.md). */
+	lk_strv_push(env, "LK_CALIBRATE=0");
 	push_env(env, "LK_STEPS", opts->steps, 1);
 	push_env(env, "LK_REPETITIONS", opts->repetitions, 1);
 	lk_strv_push(env, tag);

@@ -315,6 +315,9 @@ static void convert_sample(struct acc *a, struct conv *c,
 	c->ns = (s->ns - r->ovh_ns_min) / steps;
 	c->ratio = s->has_ref ? s->ref_cycles / s->ref_tsc : NAN;
 	c->cal = c->tsc * c->ratio;
+	c->contention = NAN;
+	c->window = NAN;
+	c->sample_ns = s->ns;
 	c->mux = s->mux;
 	add_raw(a, c, s->idx, s->steps, "tsc", s->tsc, c->tsc);
 	add_raw(a, c, s->idx, s->steps, "ns", s->ns, c->ns);
@@ -324,6 +327,12 @@ static void convert_sample(struct acc *a, struct conv *c,
 		add_raw(a, c, s->idx, s->steps, "ref_cycles", s->ref_cycles,
 			s->ref_cycles);
 	}
+	if (s->has_issue)
+		add_raw(a, c, s->idx, s->steps, "issue_tsc", s->issue_tsc,
+			s->issue_tsc);
+	if (s->has_window)
+		add_raw(a, c, s->idx, s->steps, "window_tsc", s->window_tsc,
+			s->window_tsc);
 	for (i = 0; i < o->nevents; i++) {
 		if (!(s->ev_mask & (1u << i)) || map[i] < 0)
 			continue;
@@ -368,6 +377,80 @@ static void smooth_ratios(struct acc *a, size_t from,
 			c->cal);
 	}
 	free(raw);
+}
+
+/*
+ * The probes, their timer overhead taken off as from a sample. Stored as
+ * 'contention' (raw: the issue probe's core cycles at the sample's
+ * smoothed clock; value: over its floor, 1 at four adds per cycle) and
+ * 'window' (raw: the window probe's core cycles; value: over the issue
+ * probe's ticks). Against the issue probe beside it, the window probe
+ * needs no clock: a reference hit twice by interrupts cannot make it
+ * look fast.
+ */
+static void mark_contention(struct acc *a, size_t from,
+			    const struct lk_rt_region *r)
+{
+	size_t i;
+
+	for (i = 0; i < a->nconv - from; i++) {
+		const struct lk_rt_sample *s = &r->samples[i];
+		struct conv *c = &a->conv[from + i];
+		double w, issue;
+
+		if (!s->has_issue)
+			continue;
+		c->contention = lk_issue_contention(s->issue_tsc,
+						    r->ovh_tsc_min, c->ratio,
+						    s->issue_cycles);
+		if (!isnan(c->contention))
+			add_raw(a, c, s->idx, s->steps, "contention",
+				c->contention * s->issue_cycles,
+				c->contention);
+		issue = s->issue_tsc - r->ovh_tsc_min;
+		if (!s->has_window || issue <= 0)
+			continue;
+		w = s->window_tsc - r->ovh_tsc_min;
+		c->window = w / issue;
+		add_raw(a, c, s->idx, s->steps, "window", w * c->ratio,
+			c->window);
+	}
+}
+
+void lk__classify(struct acc *a)
+{
+	double best = INFINITY, floor = INFINITY;
+	size_t i;
+
+	for (i = 0; i < a->nconv; i++)
+		if (a->conv[i].contention < floor)
+			floor = a->conv[i].contention;
+	/* A core that never issues four adds per cycle: its best is the
+	 * floor (else every sample there would look contended). */
+	if (!(floor > 1))
+		floor = 1;
+	for (i = 0; i < a->nconv; i++) {
+		const struct conv *c = &a->conv[i];
+
+		if (c->window > 0 && c->window < best &&
+		    c->contention <= LK_CONTENDED * floor)
+			best = c->window;
+	}
+	for (i = 0; i < a->nconv; i++) {
+		struct conv *c = &a->conv[i];
+		long seen = (size_t)c->region < a->aregion_threads
+				    ? a->region_threads[c->region] : 0;
+
+		/* A kernel's own threads share cores with the measuring
+		 * one: the probes see them, not a neighbour. */
+		if (a->threads > 1 || seen > 1) {
+			c->contended = 0;
+			continue;
+		}
+		c->contended = lk_sample_contended(
+			c->contention / floor,
+			isinf(best) ? NAN : c->window / best, c->sample_ns);
+	}
 }
 
 static void region_infos(struct acc *a, const struct lk_rt_region *r,
@@ -460,6 +543,7 @@ static void absorb(struct acc *a, const struct lk_rt_output *o, int process,
 			a->conv[a->nconv++] = c;
 		}
 		smooth_ratios(a, from, r);
+		mark_contention(a, from, r);
 	}
 }
 
@@ -541,6 +625,49 @@ static void drop_attempt(struct acc *a, int process, int attempt)
 			a->conv[i].kept = 0;
 }
 
+/* Did some region of this launch get samples, none of them uncontended? */
+static int launch_contended(const struct acc *a, int process, int attempt)
+{
+	size_t r, i, n, clean;
+
+	for (r = 0; r < a->regions.n; r++) {
+		for (i = n = clean = 0; i < a->nconv; i++) {
+			const struct conv *c = &a->conv[i];
+
+			if (c->process != process || c->attempt != attempt ||
+			    c->region != (int)r)
+				continue;
+			n++;
+			clean += !c->contended;
+		}
+		if (n && !clean)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * A launch whose samples were all contended is launched again, after a
+ * pause that grows with each try (a neighbour's episode on the core lasts
+ * from milliseconds to about a second), at most LK_CONTENTION_RELAUNCHES
+ * times per run, so that a core that never issues four adds per cycle
+ * costs a few launches, not a multiple of them.
+ */
+static int relaunch_contended(struct acc *a, int p, int t, int *budget)
+{
+	struct timespec pause;
+
+	lk__classify(a);
+	if (*budget >= LK_CONTENTION_RELAUNCHES || !launch_contended(a, p, t))
+		return 0;
+	++*budget;
+	pause.tv_sec = 0;
+	pause.tv_nsec = 50000000L * *budget;
+	nanosleep(&pause, NULL);
+	drop_attempt(a, p, t);
+	return 1;
+}
+
 static int run_processes(struct lk_ctx *ctx, const struct lk_sweep *sw,
 			 const char *binary, long threads, struct acc *a,
 			 int *attempts, const char **status, char **reason)
@@ -548,20 +675,22 @@ static int run_processes(struct lk_ctx *ctx, const struct lk_sweep *sw,
 	const struct lk_method *m = &sw->method;
 	int trimmed = m->reducer == LK_REDUCE_TRIMMED;
 	long reps = trimmed ? m->trim_runs : m->repetitions;
-	int p, t, ret;
+	int p, t, redos, ret, relaunched = 0;
 
 	*attempts = 0;
 	for (p = 0; p < m->processes; p++) {
-		for (t = 0;; t++) {
+		for (t = redos = 0;; t++) {
 			++*attempts;
 			ret = launch(ctx, sw, binary, reps, threads, p, t, a,
 				     status, reason);
 			if (ret)
 				return ret;
+			if (relaunch_contended(a, p, t, &relaunched))
+				continue;
 			if (!trimmed ||
 			    attempt_stable(a, p, t, m->trim_tolerance))
 				break;
-			if (t == m->trim_retries) {
+			if (redos++ == m->trim_retries) {
 				a->unstable = 1;
 				break;
 			}
@@ -631,6 +760,7 @@ int lk_measure_unit(struct lk_ctx *ctx, struct lk_store *s,
 	if (ret < 0)
 		goto out;
 	if (!status) {
+		lk__classify(&a);
 		lk__compute_results(&a, sw);
 		status = a.unstable ? "unstable" : "ok";
 	}

@@ -30,10 +30,25 @@ int lk_measure_record_failure(struct lk_ctx *ctx, struct lk_store *s,
 
 /* ---- Shared by launch.c (samples in) and results.c (figures out). ---- */
 
+/*
+ * A region reduces its uncontended samples alone (lk_sample_contended)
+ * when it has this many: enough that its p25 is not set by the one or
+ * two of them an interrupt or a preemption hit (the probes beside a
+ * sample do not see what happens inside it).
+ */
+#define LK_MIN_UNCONTENDED 10
+/* Launches of one run relaunched because all their samples were
+ * contended, at most. */
+#define LK_CONTENTION_RELAUNCHES 3
+
 /* One sample, converted to per-step figures. */
 struct conv {
 	int process, attempt, region, kept;
 	double tsc, ns, cal, ratio; /* cal/ratio NAN without a reference */
+	double contention;  /* issue probe / its floor; NAN without one */
+	double window;      /* window probe / issue probe; NAN without one */
+	double sample_ns;   /* raw, for lk_sample_contended() */
+	int contended;      /* lk_sample_contended(), lk__classify() */
 	double ev[LK_RT_MAX_EVENTS];
 	unsigned ev_mask;
 	int mux;
@@ -67,12 +82,19 @@ struct acc {
 	long *region_threads;   /* by region: the most any launch reported */
 	size_t aregion_threads;
 	int unstable;
+	int uncontended_only; /* the region being reduced leaves its
+				 contended samples out */
 };
 
 /* A copy of s owned by a (records point into it). */
 const char *lk__acc_keep(struct acc *a, const char *s);
 /* Index of s in sv; appended when absent and add, else -1. */
 int lk__index_of(struct lk_strv *sv, const char *s, int add);
+/* Mark every sample contended or not, the window probe against its best
+ * over the run's samples so far whose issue probe ran at its floor. The
+ * floor is four adds per cycle, or the issue probe's best over the run
+ * where it never gets there. */
+void lk__classify(struct acc *a);
 /* Reduce the kept samples to one result per region x metric. */
 void lk__compute_results(struct acc *a, const struct lk_sweep *sw);
 

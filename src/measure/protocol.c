@@ -248,7 +248,8 @@ static int sample_events(struct lk_ctx *ctx, const struct lk_rt_output *out,
 {
 	static const char *const fixed[] = {"region", "idx", "steps", "tsc",
 					    "ns", "ref_tsc", "ref_cycles",
-					    "mux"};
+					    "issue_tsc", "issue_cycles",
+					    "window_tsc", "mux"};
 	int i;
 	size_t k;
 
@@ -291,6 +292,17 @@ static int on_sample(struct lk_ctx *ctx, struct lk_rt_output *out,
 		    need_num(ctx, l, "ref_cycles", &s.ref_cycles))
 			return LK_EINPUT;
 		s.has_ref = s.ref_tsc > 0 && s.ref_cycles > 0;
+	}
+	if (field(l, "issue_tsc") || field(l, "issue_cycles")) {
+		if (need_num(ctx, l, "issue_tsc", &s.issue_tsc) ||
+		    need_num(ctx, l, "issue_cycles", &s.issue_cycles))
+			return LK_EINPUT;
+		s.has_issue = s.issue_tsc > 0 && s.issue_cycles > 0;
+	}
+	if (field(l, "window_tsc")) {
+		if (need_num(ctx, l, "window_tsc", &s.window_tsc))
+			return LK_EINPUT;
+		s.has_window = s.window_tsc > 0;
 	}
 	s.mux = field(l, "mux") && !strcmp(field(l, "mux"), "1");
 	if (sample_events(ctx, out, l, &s))

@@ -1,5 +1,6 @@
 /*
- * The method's reducer over a run's samples, and the calibration check;
+ * The method's reducer over a run's samples, the calibration check and
+ * the contention rule;
  * the numbers themselves (quantiles, means, the trimmed mean) are in
  * src/stats.
  */
@@ -69,4 +70,19 @@ int lk_calibration_reliable(const double *ticks, const double *ratio,
 	d_cal = log_iqr(cal, n);
 	free(cal);
 	return d_cal <= d_raw * 1.1 + 0.002;
+}
+
+double lk_issue_contention(double issue_tsc, double overhead_tsc,
+			   double ratio, double floor_cycles)
+{
+	if (isnan(ratio) || !(floor_cycles > 0))
+		return NAN;
+	return (issue_tsc - overhead_tsc) * ratio / floor_cycles;
+}
+
+int lk_sample_contended(double contention, double window_ratio,
+			double sample_ns)
+{
+	return sample_ns <= LK_CONTENTION_SPAN_NS &&
+	       (contention > LK_CONTENDED || window_ratio > LK_WINDOW_SLACK);
 }

@@ -21,7 +21,8 @@ static size_t gather(const struct acc *a, int r, enum pick what, int ev,
 		const struct conv *c = &a->conv[i];
 		double x;
 
-		if (!c->kept || c->region != r)
+		if (!c->kept || c->region != r ||
+		    (a->uncontended_only && c->contended))
 			continue;
 		if (what == PICK_EVENT && !(c->ev_mask & (1u << ev)))
 			continue;
@@ -316,19 +317,47 @@ static void derive_work(struct acc *a, size_t first, int region)
 	}
 }
 
+/*
+ * Contended samples (measure-int.h) are left out of every figure of the
+ * region when enough uncontended ones remain, so that its figures all
+ * rest on the same samples. Returns 1 when the figures keep contended
+ * samples after all: they are flagged.
+ */
+static int choose_samples(struct acc *a, int region)
+{
+	size_t i, clean = 0, contended = 0;
+
+	for (i = 0; i < a->nconv; i++) {
+		const struct conv *c = &a->conv[i];
+
+		if (!c->kept || c->region != region)
+			continue;
+		contended += c->contended;
+		clean += !c->contended;
+	}
+	a->uncontended_only = clean >= LK_MIN_UNCONTENDED;
+	return contended && !a->uncontended_only;
+}
+
 void lk__compute_results(struct acc *a, const struct lk_sweep *sw)
 {
 	double *v = lk_malloc((a->nconv + 1) * sizeof(*v));
 	int *procs = lk_malloc((a->nconv + 1) * sizeof(*procs));
 	size_t r, i, first;
+	int contended;
 
 	for (r = 0; r < a->regions.n; r++) {
 		first = a->nrrec;
+		contended = choose_samples(a, (int)r);
 		for (i = 0; i < sw->metrics.n; i++)
 			result_metric(a, &sw->method, (int)r,
 				      sw->metrics.v[i], v, procs);
-		for (i = first; a->unstable && i < a->nrrec; i++)
-			add_flag(a, &a->rrec[i], "unstable");
+		for (i = first; i < a->nrrec; i++) {
+			if (a->unstable)
+				add_flag(a, &a->rrec[i], "unstable");
+			if (contended && a->rrec[i].has_value)
+				add_flag(a, &a->rrec[i], "contended");
+		}
 		flag_threads(a, first, (int)r);
 		choose_primary(a, first);
 		derive_work(a, first, (int)r);

@@ -24,9 +24,13 @@ done1=$(sqlite3 $db "select count(*) from runs")
 [ "$done1" -lt 16 ] || skip "the sweep finished before it was killed"
 sqlite3 $db "select v.hash, r.started from runs r join variants v
 	on r.variant_id = v.id order by v.hash" >before.txt
-# every stored run is whole: 2 x 200 tsc samples and its results
+# every stored run is whole: 2 x 200 tsc samples in the launches kept
+# (the last of each process: a contended launch is launched again, and
+# both are stored) and its results
 n=$(sqlite3 $db "select count(*) from runs r where (select count(*) from
-	samples s where s.run_id = r.id and s.metric = 'tsc') != 400
+	samples s where s.run_id = r.id and s.metric = 'tsc' and s.attempt =
+	(select max(attempt) from samples t where t.run_id = r.id and
+	t.process = s.process)) != 400
 	or (select count(*) from results x where x.run_id = r.id) != 2")
 [ "$n" -eq 0 ] || fail "$n runs stored partially"
 

@@ -1,6 +1,7 @@
 # loopkit count: every block's count in the region equals valgrind
 # callgrind's execution count of the block's first instruction (one
-# kernel call: LK_WARMUP=0 LK_STEPS=1 LK_REPETITIONS=1, as count sets),
+# kernel call: LK_WARMUP=0 LK_STEPS=1 LK_REPETITIONS=1 LK_CALIBRATE=0, as
+# count sets: the runtime runs the kernel nowhere else),
 # whether measured by int3, by hardware breakpoint or derived; plus the
 # counts known by hand. Kernels are built without -march (valgrind dies
 # on AVX-512).
@@ -33,7 +34,8 @@ $cc -O2 -g -Irt -DN=100 -DM=10 -fno-tree-vectorize \
 
 # callgrind's count per instruction address of function $2 in $1.
 callgrind() {
-	LK_WARMUP=0 LK_STEPS=1 LK_REPETITIONS=1 valgrind --tool=callgrind \
+	LK_WARMUP=0 LK_STEPS=1 LK_REPETITIONS=1 LK_CALIBRATE=0 \
+		valgrind --tool=callgrind \
 		--dump-instr=yes --compress-pos=no --compress-strings=no \
 		--callgrind-out-file="$TMPD/cg.out" "$1" >/dev/null 2>&1 ||
 		fail "valgrind on $1"

@@ -165,6 +165,16 @@ static void check_sample_key(struct pcase *c, const struct lk_rt_sample *s,
 		check_value(c, k, s->ref_tsc, v);
 	else if (!strcmp(k, "ref_cycles"))
 		check_value(c, k, s->ref_cycles, v);
+	else if (!strcmp(k, "has_issue"))
+		check_value(c, k, s->has_issue, v);
+	else if (!strcmp(k, "issue_tsc"))
+		check_value(c, k, s->issue_tsc, v);
+	else if (!strcmp(k, "issue_cycles"))
+		check_value(c, k, s->issue_cycles, v);
+	else if (!strcmp(k, "has_window"))
+		check_value(c, k, s->has_window, v);
+	else if (!strcmp(k, "window_tsc"))
+		check_value(c, k, s->window_tsc, v);
 	else if (!strcmp(k, "mux"))
 		check_value(c, k, s->mux, v);
 	else if ((e = find_event(&c->out, k)) < 0)
@@ -576,6 +586,37 @@ Test(reduce, calibration_with_few_samples_is_trusted)
 
 	cr_assert(lk_calibration_reliable(ticks, ratio, 3, &moved));
 	cr_assert_eq(moved, 0);
+}
+
+/* ---- contention ------------------------------------------------------ */
+
+Test(reduce, contention_is_the_probe_in_cycles_over_its_floor)
+{
+	/* 2049 ticks, 49 of them the timer's, at 1.5 cycles per tick:
+	 * 3000 cycles against a floor of 2500. */
+	cr_assert_float_eq(lk_issue_contention(2049, 49, 1.5, 2500), 1.2,
+			   1e-12);
+	cr_assert_float_eq(lk_issue_contention(1716, 49, 1.5, 2500),
+			   1.0002, 1e-12);
+	cr_assert(isnan(lk_issue_contention(2049, 49, NAN, 2500)));
+	cr_assert(isnan(lk_issue_contention(2049, 49, 1.5, 0)));
+}
+
+Test(reduce, only_short_samples_above_a_bound_are_contended)
+{
+	cr_assert_not(lk_sample_contended(1.0, 1.0, 1000));
+	cr_assert_not(lk_sample_contended(LK_CONTENDED, LK_WINDOW_SLACK,
+					  1000));
+	cr_assert(lk_sample_contended(LK_CONTENDED + 0.001, 1.0, 1000));
+	cr_assert(lk_sample_contended(1.0, LK_WINDOW_SLACK + 0.001, 1000));
+	cr_assert(lk_sample_contended(2.0, 1.0, LK_CONTENTION_SPAN_NS));
+	/* A longer sample's middle is not what its two probes saw. */
+	cr_assert_not(lk_sample_contended(2.0, 2.0,
+					  LK_CONTENTION_SPAN_NS + 1));
+	/* A probe that did not run says nothing. */
+	cr_assert_not(lk_sample_contended(NAN, NAN, 1000));
+	cr_assert(lk_sample_contended(NAN, 2.0, 1000));
+	cr_assert(lk_sample_contended(2.0, NAN, 1000));
 }
 
 /* ---- build key ------------------------------------------------------- */

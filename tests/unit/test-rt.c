@@ -205,6 +205,16 @@ static void body_count(void)
 	_exit(evaluations == 3 + 4 * 5 ? 0 : 1);
 }
 
+/* Exits with the number of evaluations beyond warm-up and samples. */
+static void body_count_extra(void)
+{
+	long calls = 0;
+
+	LK_MEASURE_NAMED("count", calls++);
+	lk_finish();
+	_exit(calls < 23 ? 127 : (int)((calls - 3 - 4 * 5) % 125));
+}
+
 static void body_two_sizes(void)
 {
 	LK_MEASURE_NAMED("short", LK_DO_NOT_OPTIMIZE(spin(50)));
@@ -333,6 +343,65 @@ Test(rt, chain_time_is_proportional_to_length)
 		  (unsigned long long)four, (unsigned long long)one);
 }
 
+/*
+ * The issue probe in core cycles (at the reference's clock) never beats
+ * its floor, four adds per cycle, and its best of many runs comes near
+ * it: even a core whose neighbour takes issue slots most of the time
+ * leaves it alone now and then, and no core of the last decade needs
+ * twice the floor (a probe whose chains or count went wrong does).
+ */
+Test(rt, issue_probe_runs_at_its_floor)
+{
+	uint64_t ticks = UINT64_MAX, t;
+	double ratio, cycles;
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		t = lk_issue_probe_tsc(LK_ISSUE_ITERS);
+		if (t < ticks)
+			ticks = t;
+	}
+	ratio = lk_core_tsc_ratio(51);
+	cycles = ticks * ratio;
+	cr_assert(cycles > 0.97 * LK_ISSUE_CYCLES &&
+			  cycles < 2.0 * LK_ISSUE_CYCLES,
+		  "issue probe: %llu ticks x %.3f = %.0f cycles, floor %llu",
+		  (unsigned long long)ticks, ratio, cycles,
+		  (unsigned long long)LK_ISSUE_CYCLES);
+}
+
+Test(rt, issue_probe_time_is_proportional_to_length)
+{
+	uint64_t one = UINT64_MAX, four = UINT64_MAX, t;
+	int i;
+
+	for (i = 0; i < 21; i++) {
+		t = lk_issue_probe_tsc(20);
+		one = t < one ? t : one;
+		t = lk_issue_probe_tsc(80);
+		four = t < four ? t : four;
+	}
+	cr_assert(four > 3.2 * one && four < 4.8 * one, "%llu vs %llu",
+		  (unsigned long long)four, (unsigned long long)one);
+}
+
+/* The window probe has no floor known beforehand (rt/lkrt.h), but its
+ * time is proportional to its length like the others'. */
+Test(rt, window_probe_time_is_proportional_to_length)
+{
+	uint64_t one = UINT64_MAX, four = UINT64_MAX, t;
+	int i;
+
+	for (i = 0; i < 21; i++) {
+		t = lk_window_probe_tsc(10);
+		one = t < one ? t : one;
+		t = lk_window_probe_tsc(40);
+		four = t < four ? t : four;
+	}
+	cr_assert(four > 3.2 * one && four < 4.8 * one, "%llu vs %llu",
+		  (unsigned long long)four, (unsigned long long)one);
+}
+
 Test(rt, alloc_is_page_aligned_and_zeroed)
 {
 	unsigned char *p = lk_alloc(10000);
@@ -373,12 +442,20 @@ Test(rt, protocol_output_parses)
 	cr_assert_leq(field(ovh, "ns_min"), field(ovh, "ns_median"));
 	cr_assert_eq(field(line_at(r.text, "calib ", 0), "ref_cycles"),
 		     LK_REF_CYCLES);
+	cr_assert_eq(field(line_at(r.text, "calib ", 0), "issue_cycles"),
+		     LK_ISSUE_CYCLES);
+	cr_assert_eq(field(line_at(r.text, "calib ", 0), "issue_chains"),
+		     LK_ISSUE_CHAINS);
 	for (i = 0; (l = line_at(r.text, "sample ", i)); i++) {
 		cr_assert_eq(field(l, "idx"), i);
 		cr_assert_gt(field(l, "tsc"), field(ovh, "tsc_min"));
 		cr_assert_gt(field(l, "ns"), 0);
 		cr_assert_gt(field(l, "ref_tsc"), 0);
 		cr_assert_eq(field(l, "ref_cycles"), LK_REF_CYCLES);
+		/* The probe cannot beat its floor by much at any clock the
+		 * reference could report (0.3 to 3 cycles per tick). */
+		cr_assert_gt(field(l, "issue_tsc"), LK_ISSUE_CYCLES / 3);
+		cr_assert_eq(field(l, "issue_cycles"), LK_ISSUE_CYCLES);
 		cr_assert_eq(field(l, "mux"), -1, "no events, no mux");
 	}
 	free(r.text);
@@ -392,18 +469,36 @@ Test(rt, no_calibration_means_no_ref_fields)
 	cr_assert_eq(r.status, 0);
 	cr_assert_eq(count_lines(r.text, "calib "), 0);
 	cr_assert_eq(field(line_at(r.text, "sample ", 0), "ref_tsc"), -1);
+	cr_assert_eq(field(line_at(r.text, "sample ", 0), "issue_tsc"), -1);
 	free(r.text);
 }
 
+/* Without the reference (and so without waiting for an uncontended core,
+ * which runs the kernel outside the samples): exactly warm-up + samples. */
 Test(rt, fixed_steps_run_the_kernel_exactly)
 {
-	struct run r = run_child("LK_WARMUP=3 LK_STEPS=5 LK_REPETITIONS=4",
+	struct run r = run_child("LK_WARMUP=3 LK_STEPS=5 LK_REPETITIONS=4 "
+				 "LK_CALIBRATE=0",
 				 body_count);
 
 	cr_assert_eq(r.status, 0, "3 warm-up + 4 x 5 evaluations");
 	cr_assert_eq(field(line_at(r.text, "info region=count", 0), "steps"),
 		     5);
 	cr_assert_eq(field(line_at(r.text, "sample ", 3), "steps"), 5);
+	free(r.text);
+}
+
+/* With it, a wait for an uncontended core runs whole rounds of steps
+ * outside the samples, and nothing else runs. */
+Test(rt, waiting_rounds_are_whole_steps)
+{
+	struct run r = run_child("LK_WARMUP=3 LK_STEPS=5 LK_REPETITIONS=4",
+				 body_count_extra);
+
+	cr_assert_lt(r.status, 125, "%s", r.text);
+	cr_assert_eq(r.status % 5, 0, "%d evaluations beyond 3 + 4 x 5",
+		     r.status);
+	cr_assert_eq(count_lines(r.text, "sample "), 4);
 	free(r.text);
 }
 
