@@ -2,6 +2,8 @@
 set -eu
 # Sourced from the source tree (run.sh starts every test there).
 E2E_DIR=$(pwd)/tests/e2e
+# Python helpers the tests share (lkstats.py).
+export PYTHONPATH="$E2E_DIR${PYTHONPATH:+:$PYTHONPATH}"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "$*"; exit 77; }
 # check DESCRIPTION COMMAND...: run, fail with the description if false.
@@ -10,6 +12,10 @@ check() { d=$1; shift; "$@" || fail "$d"; }
 # Numbers are compared with awk: expr 'a < b' etc.
 num_ok() { awk "BEGIN { exit !($1) }"; }
 has_pmu() { "$LOOPKIT" check | grep -q '^pmu  *yes'; }
+# env_key KEY: the value `loopkit env` prints for KEY (cpu.microarch,
+# cpu.isa, ...), empty when it prints none.
+env_key() { "$LOOPKIT" env 2>/dev/null | awk -v k="$1" '$1 == k {
+	$1 = ""; sub(/^ /, ""); print }'; }
 
 # shoot PAGE PNG LOG: headless Chromium screenshots PAGE (an absolute
 # path) into PNG and logs every console message to LOG. $chromium is the

@@ -14,8 +14,7 @@
 # the same figures (issue 16, and as measured in doc/loopkit-asm.md).
 . tests/e2e/lib.sh
 command -v python3 >/dev/null || skip "python3 not installed"
-arch=$("$LOOPKIT" env 2>/dev/null | awk '$1 == "cpu.microarch" {
-	$1 = ""; sub(/^ /, ""); print }')
+arch=$(env_key cpu.microarch)
 case $arch in
 "Zen 3"|"Zen 4") table="1 3 3 3 4 1 3" ;;
 *) skip "no latency table for micro-architecture '$arch'" ;;

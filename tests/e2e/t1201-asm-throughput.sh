@@ -25,8 +25,6 @@
 # harness that is wrong is wrong every time.
 . tests/e2e/lib.sh
 command -v python3 >/dev/null || skip "python3 not installed"
-env_key() { "$LOOPKIT" env 2>/dev/null | awk -v k="$1" '$1 == k {
-	$1 = ""; sub(/^ /, ""); print }'; }
 isa=" $(env_key cpu.isa) "
 arch=$(env_key cpu.microarch)
 case $isa in *" fma "*) ;; *) skip "this CPU has no FMA (cpu.isa:$isa)" ;; esac

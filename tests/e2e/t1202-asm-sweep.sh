@@ -9,8 +9,7 @@
 . tests/e2e/lib.sh
 command -v python3 >/dev/null || skip "python3 not installed"
 cd "$TMPD"
-absent=$("$LOOPKIT" env 2>/dev/null | awk '$1 == "cpu.isa.absent" {
-	$1 = ""; print }')
+absent=" $(env_key cpu.isa.absent)"
 illegal=""
 case " $absent " in
 *" avx512f "*) illegal="vaddpd %zmm1, %zmm1, %zmm1" ;;

@@ -9,8 +9,7 @@
 # the latency within 5 % (the table and sources of t1200).
 . tests/e2e/lib.sh
 command -v python3 >/dev/null || skip "python3 not installed"
-arch=$("$LOOPKIT" env 2>/dev/null | awk '$1 == "cpu.microarch" {
-	$1 = ""; sub(/^ /, ""); print }')
+arch=$(env_key cpu.microarch)
 cd "$TMPD"
 M="-m repetitions=20 -m processes=3 -q --json --difference"
 # Each body up to three times: on a busy host one process can draw a

@@ -11,8 +11,7 @@
 command -v python3 >/dev/null || skip "python3 not installed"
 "$LOOPKIT" check 2>/dev/null | grep -q '^llvm-mca .*yes' ||
 	skip "no llvm-mca installed"
-arch=$("$LOOPKIT" env 2>/dev/null | awk '$1 == "cpu.microarch" {
-	$1 = ""; sub(/^ /, ""); print }')
+arch=$(env_key cpu.microarch)
 cd "$TMPD"
 "$LOOPKIT" asm -q -o a.d --json --chains 1,2,4,8,10 --unroll 100 \
 	-m repetitions=10 -m processes=3 -m reducer=p10 \

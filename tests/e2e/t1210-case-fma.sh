@@ -19,10 +19,9 @@
 command -v python3 >/dev/null || skip "python3 not installed"
 src=$(pwd)
 cd "$TMPD"
-"$LOOPKIT" env >env.txt 2>/dev/null || fail "loopkit env failed"
-arch=$(awk '$1 == "cpu.microarch" { $1 = ""; sub(/^ /, ""); print }' env.txt)
-absent=$(awk '$1 == "cpu.isa.absent" { $1 = ""; print }' env.txt)
-isa=$(awk '$1 == "cpu.isa" { $1 = ""; print }' env.txt)
+arch=$(env_key cpu.microarch)
+absent=" $(env_key cpu.isa.absent)"
+isa=" $(env_key cpu.isa)"
 case " $isa " in *" fma "*) ;; *) skip "this CPU has no FMA (loopkit env: cpu.isa)" ;; esac
 avx512=1
 case " $absent " in *" avx512f "*) avx512=0 ;; esac

@@ -21,10 +21,9 @@
 command -v python3 >/dev/null || skip "python3 not installed"
 src=$(pwd)
 cd "$TMPD"
-"$LOOPKIT" env >env.txt 2>/dev/null || fail "loopkit env failed"
-arch=$(awk '$1 == "cpu.microarch" { $1 = ""; sub(/^ /, ""); print }' env.txt)
-absent=$(awk '$1 == "cpu.isa.absent" { $1 = ""; print }' env.txt)
-isa=$(awk '$1 == "cpu.isa" { $1 = ""; print }' env.txt)
+arch=$(env_key cpu.microarch)
+absent=" $(env_key cpu.isa.absent)"
+isa=" $(env_key cpu.isa)"
 case " $isa " in *" avx2 "*) ;; *) skip "this CPU has no AVX2 gathers (loopkit env: cpu.isa)" ;; esac
 avx512=1
 case " $absent " in *" avx512f "*) avx512=0 ;; esac
@@ -59,20 +58,10 @@ esac
 # shapes.py ROUND.json...: the figures, each variant's fastest round.
 cat >shapes.py <<'PY'
 import json, sys
+from lkstats import taub
 avx512 = sys.argv[1] == "1"
 expect = {int(w): (t, float(r)) for w, t, r in
           (e.split(":") for e in sys.argv[2].split())}
-def taub(x, y):
-    c = d = tx = ty = 0
-    for i in range(len(x)):
-        for j in range(i + 1, len(x)):
-            dx, dy = x[i] - x[j], y[i] - y[j]
-            tx += dx == 0
-            ty += dy == 0
-            if dx and dy:
-                c, d = (c + 1, d) if dx * dy > 0 else (c, d + 1)
-    n0 = len(x) * (len(x) - 1) / 2
-    return (c - d) / ((n0 - tx) * (n0 - ty)) ** 0.5
 tsc = lambda v: [x for x in v["results"] if x["metric"] == "tsc"][0]["value"]
 def lines(p):
     w = int(p["WIDTH"])

@@ -31,18 +31,8 @@ grep -Eq '^  width +[0-9.-]+ +- +-$' text.txt ||
 "$LOOPKIT" analyze --csv t.csv --target y --categories none --tau-by width \
 	--forest 0 --knn 0 --json -o out >s.json 2>err || fail "json: $(cat err)"
 python3 - s.json t.csv <<'PY' || fail "tau: see above"
-import csv, json, math, sys
-def taub(x, y):
-    c = d = tx = ty = 0
-    for i in range(len(x)):
-        for j in range(i + 1, len(x)):
-            dx, dy = x[i] - x[j], y[i] - y[j]
-            tx += dx == 0
-            ty += dy == 0
-            if dx and dy:
-                c, d = (c + 1, d) if dx * dy > 0 else (c, d + 1)
-    n0 = len(x) * (len(x) - 1) / 2
-    return (c - d) / math.sqrt((n0 - tx) * (n0 - ty))
+import csv, json, sys
+from lkstats import taub
 k = json.load(open(sys.argv[1]))["kendall"]
 rows = list(csv.DictReader(open(sys.argv[2])))
 col = lambda name, rs: [float(r[name]) for r in rs]

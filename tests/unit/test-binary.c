@@ -8,13 +8,13 @@
  * an assembler.
  */
 #include <criterion/criterion.h>
-#include <ftw.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "loopkit/binary.h"
 #include "loopkit/store.h"
+#include "tmpdir.h"
 
 static struct lk_ctx ctx;
 
@@ -340,25 +340,15 @@ Test(binary, elf_failures)
 
 /* ---- Kernels from the store (stored.c). ---- */
 
-static char tmpdir[64];
-
-static int rm_entry(const char *path, const struct stat *st, int flag,
-		    struct FTW *ftw)
-{
-	(void)st, (void)flag, (void)ftw;
-	return remove(path);
-}
-
 static void store_setup(void)
 {
 	lk_ctx_init(&ctx);
-	strcpy(tmpdir, "/tmp/lk-test-binary-XXXXXX");
-	cr_assert_not_null(mkdtemp(tmpdir));
+	tmpdir_make("binary");
 }
 
 static void store_teardown(void)
 {
-	nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	tmpdir_remove();
 }
 
 TestSuite(binary_store, .init = store_setup, .fini = store_teardown);

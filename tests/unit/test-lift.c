@@ -5,7 +5,6 @@
  * round trip through the store, and verdicts.
  */
 #include <criterion/criterion.h>
-#include <ftw.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,26 +14,19 @@
 #include "loopkit/config.h"
 #include "loopkit/predict.h"
 #include "loopkit/store.h"
+#include "tmpdir.h"
 
-static char tmpdir[64];
 static struct lk_ctx ctx;
-
-static int rm_entry(const char *path, const struct stat *st, int flag,
-		    struct FTW *ftw)
-{
-	return remove(path);
-}
 
 static void setup(void)
 {
-	strcpy(tmpdir, "/tmp/lk-test-lift-XXXXXX");
-	cr_assert_not_null(mkdtemp(tmpdir));
+	tmpdir_make("lift");
 	lk_ctx_init(&ctx);
 }
 
 static void teardown(void)
 {
-	nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	tmpdir_remove();
 }
 
 TestSuite(lift, .init = setup, .fini = teardown);

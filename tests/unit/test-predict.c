@@ -6,7 +6,6 @@
  * the predictions table.
  */
 #include <criterion/criterion.h>
-#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,26 +14,18 @@
 #include "loopkit/predict.h"
 #include "loopkit/store.h"
 #include "../../src/predict/predict-int.h"
+#include "tmpdir.h"
 
 static struct lk_ctx ctx;
-static char tmpdir[64];
-
-static int rm_entry(const char *path, const struct stat *st, int flag,
-		    struct FTW *ftw)
-{
-	return remove(path);
-}
-
 static void setup(void)
 {
-	strcpy(tmpdir, "/tmp/lk-test-predict-XXXXXX");
-	cr_assert_not_null(mkdtemp(tmpdir));
+	tmpdir_make("predict");
 	lk_ctx_init(&ctx);
 }
 
 static void teardown(void)
 {
-	nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	tmpdir_remove();
 }
 
 TestSuite(predict, .init = setup, .fini = teardown);

@@ -6,7 +6,6 @@
  * escaping, the report: config section (SVG inlining: test-plot.c).
  */
 #include <criterion/criterion.h>
-#include <ftw.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -17,28 +16,21 @@
 #include "loopkit/store.h"
 #include "../../src/report/report-int.h"
 #include "../../src/store/store-int.h"
+#include "tmpdir.h"
 
 #define EPS 1e-12
 
-static char tmpdir[64];
 static struct lk_ctx ctx;
-
-static int rm_entry(const char *path, const struct stat *st, int flag,
-		    struct FTW *ftw)
-{
-	return remove(path);
-}
 
 static void setup(void)
 {
-	strcpy(tmpdir, "/tmp/lk-test-report-XXXXXX");
-	cr_assert_not_null(mkdtemp(tmpdir));
+	tmpdir_make("report");
 	lk_ctx_init(&ctx);
 }
 
 static void teardown(void)
 {
-	nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	tmpdir_remove();
 }
 
 TestSuite(report, .init = setup, .fini = teardown);

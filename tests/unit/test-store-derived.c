@@ -5,31 +5,23 @@
  * the report with the lifted rows.
  */
 #include <criterion/criterion.h>
-#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "loopkit/store.h"
+#include "tmpdir.h"
 
-static char tmpdir[64];
 static struct lk_ctx ctx;
-
-static int rm_entry(const char *path, const struct stat *st, int flag,
-		    struct FTW *ftw)
-{
-	return remove(path);
-}
 
 static void setup(void)
 {
-	strcpy(tmpdir, "/tmp/lk-test-store-derived-XXXXXX");
-	cr_assert_not_null(mkdtemp(tmpdir));
+	tmpdir_make("store-derived");
 	lk_ctx_init(&ctx);
 }
 
 static void teardown(void)
 {
-	nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	tmpdir_remove();
 }
 
 TestSuite(store_derived, .init = setup, .fini = teardown);

@@ -4,7 +4,6 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
-#include <ftw.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -19,26 +18,19 @@
 
 #include "loopkit/store.h"
 #include "../../src/store/store-int.h"
+#include "tmpdir.h"
 
-static char tmpdir[64];
 static struct lk_ctx ctx;
-
-static int rm_entry(const char *path, const struct stat *st, int flag,
-		    struct FTW *ftw)
-{
-	return remove(path);
-}
 
 static void setup(void)
 {
-	strcpy(tmpdir, "/tmp/lk-test-store-XXXXXX");
-	cr_assert_not_null(mkdtemp(tmpdir));
+	tmpdir_make("store");
 	lk_ctx_init(&ctx);
 }
 
 static void teardown(void)
 {
-	nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	tmpdir_remove();
 }
 
 TestSuite(store, .init = setup, .fini = teardown);
