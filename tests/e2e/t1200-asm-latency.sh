@@ -12,6 +12,12 @@
 # llvm-mca-19 -mcpu=znver3 -instruction-info gives 1 3 3 3 4 1 3); and
 # this machine (an EPYC Zen 3 KVM guest, doc/loopkit-asm.md). Zen 4 has
 # the same figures (issue 16, and as measured in doc/loopkit-asm.md).
+#
+# One launch of five samples per try: a preempted guest can slow the
+# imul reference chain beside every sample of it, and the cycles derived
+# from the TSC then come out low (vmulpd at 2.58 once, on a fresh
+# machine's make check). So up to three launches per instruction; one
+# within 5 % passes, a harness that is wrong is wrong every time.
 . tests/e2e/lib.sh
 command -v python3 >/dev/null || skip "python3 not installed"
 arch=$(env_key cpu.microarch)
@@ -26,9 +32,10 @@ set -- $table
 while read -r insn; do
 	want=$1
 	shift
-	"$LOOPKIT" asm $M --json "$insn" >out.json ||
-		fail "'$insn' exited $?: $(cat out.json)"
-	python3 - "$want" "$insn" out.json <<'PY' || fail "'$insn': see above"
+	for attempt in 1 2 3; do
+		"$LOOPKIT" asm $M --json "$insn" >out.json ||
+			fail "'$insn' exited $?: $(cat out.json)"
+		python3 - "$want" "$insn" out.json <<'PY' && continue 2
 import json, sys
 want, insn, rows = float(sys.argv[1]), sys.argv[2], json.load(open(sys.argv[3]))
 assert len(rows) == 1, rows
@@ -42,6 +49,8 @@ c = r["cycles_per_iteration"]
 assert abs(c / want - 1) <= 0.05, "%s: %.3f cycles, want %g" % (insn, c, want)
 assert abs(r["instructions_per_cycle"] * c - 1) < 1e-4, r
 PY
+	done
+	fail "'$insn': see above (three launches)"
 done <<'LIST'
 add $1, {r}
 imul {r}, {r}
@@ -52,8 +61,11 @@ vpaddd %xmm{r}, %xmm{r}, %xmm{r}
 vpmulld %xmm{r}, %xmm{r}, %xmm{r}
 LIST
 # The same chain in Intel syntax.
-"$LOOPKIT" asm $M --syntax intel --json 'imul {r}, {r}' >intel.json ||
-	fail "intel syntax exited $?"
-python3 -c 'import json, sys
+for attempt in 1 2 3; do
+	"$LOOPKIT" asm $M --syntax intel --json 'imul {r}, {r}' >intel.json ||
+		fail "intel syntax exited $?"
+	python3 -c 'import json, sys
 c = json.load(open(sys.argv[1]))[0]["cycles_per_iteration"]
-assert abs(c / 3 - 1) <= 0.05, c' intel.json || fail "intel imul: $(cat intel.json)"
+assert abs(c / 3 - 1) <= 0.05, c' intel.json && break
+	[ "$attempt" -lt 3 ] || fail "intel imul: $(cat intel.json)"
+done
