@@ -65,6 +65,20 @@ uint64_t lk_tsc_hz(void)
 	return lk__rt.tsc_hz;
 }
 
+/* TSC ticks that run(iters) takes, iters at least 1 (the chains and
+ * probes below). */
+static uint64_t timed(void (*run)(uint64_t), uint64_t iters)
+{
+	uint64_t t0, t1;
+
+	if (!iters)
+		iters = 1;
+	t0 = lk_tsc();
+	run(iters);
+	t1 = lk_tsc();
+	return t1 - t0;
+}
+
 /*
  * iters * LK_REF_UNROLL dependent imuls: x = x * x, each needing the last.
  * imul latency does not depend on the operands' values.
@@ -88,14 +102,7 @@ _Static_assert(LK_REF_UNROLL == 64, "ref_chain's .rept must match");
 
 uint64_t lk_ref_chain_tsc(uint64_t iters)
 {
-	uint64_t t0, t1;
-
-	if (!iters)
-		iters = 1;
-	t0 = lk_tsc();
-	ref_chain(iters);
-	t1 = lk_tsc();
-	return t1 - t0;
+	return timed(ref_chain, iters);
 }
 
 uint64_t lk__ref_run(void)
@@ -133,14 +140,7 @@ _Static_assert(LK_ISSUE_CHAINS == 4 && LK_ISSUE_UNROLL == 256,
 
 uint64_t lk_issue_probe_tsc(uint64_t iters)
 {
-	uint64_t t0, t1;
-
-	if (!iters)
-		iters = 1;
-	t0 = lk_tsc();
-	issue_probe(iters);
-	t1 = lk_tsc();
-	return t1 - t0;
+	return timed(issue_probe, iters);
 }
 
 uint64_t lk__issue_run(void)
@@ -187,14 +187,7 @@ _Static_assert(LK_WINDOW_CHAINS == 4 && LK_WINDOW_LENGTH == 32,
 
 uint64_t lk_window_probe_tsc(uint64_t iters)
 {
-	uint64_t t0, t1;
-
-	if (!iters)
-		iters = 1;
-	t0 = lk_tsc();
-	window_probe(iters);
-	t1 = lk_tsc();
-	return t1 - t0;
+	return timed(window_probe, iters);
 }
 
 uint64_t lk__window_run(void)

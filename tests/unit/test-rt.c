@@ -308,70 +308,8 @@ Test(rt, core_tsc_ratio_is_plausible_and_stable)
 	cr_assert(a / b > 0.75 && a / b < 1.33, "ratios %f %f", a, b);
 }
 
-/* The ratio predicts how long a much longer chain takes. */
-Test(rt, million_cycle_chain_is_ratio_consistent)
-{
-	uint64_t iters = 1000000 / (LK_REF_UNROLL * LK_REF_LATENCY);
-	uint64_t ticks = UINT64_MAX, t;
-	double ratio, cycles;
-	int i;
-
-	for (i = 0; i < 5; i++) {
-		t = lk_ref_chain_tsc(iters);
-		if (t < ticks)
-			ticks = t;
-	}
-	ratio = lk_core_tsc_ratio(51);
-	cycles = ticks * ratio;
-	cr_assert(cycles > 0.85e6 && cycles < 1.15e6,
-		  "1M-cycle chain: %llu ticks x %.3f = %.0f cycles",
-		  (unsigned long long)ticks, ratio, cycles);
-}
-
-Test(rt, chain_time_is_proportional_to_length)
-{
-	uint64_t one = UINT64_MAX, four = UINT64_MAX, t;
-	int i;
-
-	for (i = 0; i < 7; i++) {
-		t = lk_ref_chain_tsc(500);
-		one = t < one ? t : one;
-		t = lk_ref_chain_tsc(2000);
-		four = t < four ? t : four;
-	}
-	cr_assert(four > 3.2 * one && four < 4.8 * one, "%llu vs %llu",
-		  (unsigned long long)four, (unsigned long long)one);
-}
-
 /*
- * The issue probe in core cycles (at the reference's clock) never beats
- * its floor, four adds per cycle, and its best of many runs comes near
- * it: even a core whose neighbour takes issue slots most of the time
- * leaves it alone now and then, and no core of the last decade needs
- * twice the floor (a probe whose chains or count went wrong does).
- */
-Test(rt, issue_probe_runs_at_its_floor)
-{
-	uint64_t ticks = UINT64_MAX, t;
-	double ratio, cycles;
-	int i;
-
-	for (i = 0; i < 200; i++) {
-		t = lk_issue_probe_tsc(LK_ISSUE_ITERS);
-		if (t < ticks)
-			ticks = t;
-	}
-	ratio = lk_core_tsc_ratio(51);
-	cycles = ticks * ratio;
-	cr_assert(cycles > 0.97 * LK_ISSUE_CYCLES &&
-			  cycles < 2.0 * LK_ISSUE_CYCLES,
-		  "issue probe: %llu ticks x %.3f = %.0f cycles, floor %llu",
-		  (unsigned long long)ticks, ratio, cycles,
-		  (unsigned long long)LK_ISSUE_CYCLES);
-}
-
-/*
- * A probe's time is proportional to its length: the fastest of 21 runs of
+ * A chain's or probe's time is proportional to its length: the fastest of 21 runs of
  * 4n iterations against the fastest of 21 of n. A neighbour on the
  * core's other hardware thread can slow one length and not the other for
  * a whole round (a CI run once read 5.3), so up to 5 rounds, 2 ms apart;
@@ -398,6 +336,63 @@ static int proportional(uint64_t (*probe)(uint64_t), uint64_t n,
 			return 1;
 	}
 	return 0;
+}
+
+Test(rt, chain_time_is_proportional_to_length)
+{
+	uint64_t one, four;
+
+	cr_assert(proportional(lk_ref_chain_tsc, 500, &one, &four),
+		  "%llu vs %llu", (unsigned long long)four,
+		  (unsigned long long)one);
+}
+
+/* The ratio predicts how long a much longer chain takes. */
+Test(rt, million_cycle_chain_is_ratio_consistent)
+{
+	uint64_t iters = 1000000 / (LK_REF_UNROLL * LK_REF_LATENCY);
+	uint64_t ticks = UINT64_MAX, t;
+	double ratio, cycles;
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		t = lk_ref_chain_tsc(iters);
+		if (t < ticks)
+			ticks = t;
+	}
+	ratio = lk_core_tsc_ratio(51);
+	cycles = ticks * ratio;
+	cr_assert(cycles > 0.85e6 && cycles < 1.15e6,
+		  "1M-cycle chain: %llu ticks x %.3f = %.0f cycles",
+		  (unsigned long long)ticks, ratio, cycles);
+}
+
+
+/*
+ * The issue probe in core cycles (at the reference's clock) never beats
+ * its floor, four adds per cycle, and its best of many runs comes near
+ * it: even a core whose neighbour takes issue slots most of the time
+ * leaves it alone now and then, and no core of the last decade needs
+ * twice the floor (a probe whose chains or count went wrong does).
+ */
+Test(rt, issue_probe_runs_at_its_floor)
+{
+	uint64_t ticks = UINT64_MAX, t;
+	double ratio, cycles;
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		t = lk_issue_probe_tsc(LK_ISSUE_ITERS);
+		if (t < ticks)
+			ticks = t;
+	}
+	ratio = lk_core_tsc_ratio(51);
+	cycles = ticks * ratio;
+	cr_assert(cycles > 0.97 * LK_ISSUE_CYCLES &&
+			  cycles < 2.0 * LK_ISSUE_CYCLES,
+		  "issue probe: %llu ticks x %.3f = %.0f cycles, floor %llu",
+		  (unsigned long long)ticks, ratio, cycles,
+		  (unsigned long long)LK_ISSUE_CYCLES);
 }
 
 Test(rt, issue_probe_time_is_proportional_to_length)
