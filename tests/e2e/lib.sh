@@ -16,6 +16,9 @@ has_pmu() { "$LOOPKIT" check | grep -q '^pmu  *yes'; }
 # cpu.isa, ...), empty when it prints none.
 env_key() { "$LOOPKIT" env 2>/dev/null | awk -v k="$1" '$1 == k {
 	$1 = ""; sub(/^ /, ""); print }'; }
+# has_isa EXT: does `loopkit env` list EXT (fma, avx2, avx512f, ...) in
+# cpu.isa?
+has_isa() { case " $(env_key cpu.isa) " in *" $1 "*) ;; *) return 1 ;; esac; }
 
 # shoot PAGE PNG LOG: headless Chromium screenshots PAGE (an absolute
 # path) into PNG and logs every console message to LOG. $chromium is the

@@ -20,11 +20,9 @@ command -v python3 >/dev/null || skip "python3 not installed"
 src=$(pwd)
 cd "$TMPD"
 arch=$(env_key cpu.microarch)
-absent=" $(env_key cpu.isa.absent)"
-isa=" $(env_key cpu.isa)"
-case " $isa " in *" fma "*) ;; *) skip "this CPU has no FMA (loopkit env: cpu.isa)" ;; esac
-avx512=1
-case " $absent " in *" avx512f "*) avx512=0 ;; esac
+has_isa fma || skip "this CPU has no FMA (loopkit env: cpu.isa)"
+avx512=0
+! has_isa avx512f || avx512=1
 cp "$src/examples/case-studies/fma-throughput.yaml" .
 peaks=
 case $arch in

@@ -22,11 +22,9 @@ command -v python3 >/dev/null || skip "python3 not installed"
 src=$(pwd)
 cd "$TMPD"
 arch=$(env_key cpu.microarch)
-absent=" $(env_key cpu.isa.absent)"
-isa=" $(env_key cpu.isa)"
-case " $isa " in *" avx2 "*) ;; *) skip "this CPU has no AVX2 gathers (loopkit env: cpu.isa)" ;; esac
-avx512=1
-case " $absent " in *" avx512f "*) avx512=0 ;; esac
+has_isa avx2 || skip "this CPU has no AVX2 gathers (loopkit env: cpu.isa)"
+avx512=0
+! has_isa avx512f || avx512=1
 cp "$src/examples/case-studies/gather.c" .
 # The example with its only: list replaced by lines 0..k, k = 0..7.
 python3 - "$src/examples/case-studies/gather-cache-lines.yaml" <<'PY'
