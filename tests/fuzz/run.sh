@@ -32,27 +32,38 @@ ls src/*/*.c "$gen/trace.tab.c" "$gen/trace.lex.c" | grep -v '^src/cli/' |
 		'clang $1 -c -o "$0/$(echo "{}" | tr / _).o" "{}"' "$obj" "$cflags"
 rm -f "$out/liblk-fuzz.a"
 ar rcs "$out/liblk-fuzz.a" "$obj"/*.o
-n=0
-for f in tests/fuzz/fuzz-*.c; do
-	name=$(basename "$f" .c)
-	corpus=tests/fuzz/corpus/${name#fuzz-}
-	# shellcheck disable=SC2086
-	clang $cflags -o "$out/$name" "$f" "$out/liblk-fuzz.a" $libs
-	mkdir -p "$corpus"
-	if [ "$mode" = explore ]; then
-		mkdir -p "$out/$name.corpus"
-		"$out/$name" -max_total_time="${FUZZ_SECONDS:-60}" \
-			"$out/$name.corpus" "$corpus"
-	else
-		"$out/$name" -runs=0 "$corpus" >"$out/$name.log" 2>&1 ||
-			{ cat "$out/$name.log"; exit 1; }
-		# New inputs go to a scratch folder (the first one), never
-		# into the committed seeds.
-		rm -rf "$out/$name.scratch" && mkdir -p "$out/$name.scratch"
-		"$out/$name" -runs=20000 -seed=1 "$out/$name.scratch" \
-			"$corpus" >>"$out/$name.log" 2>&1 ||
-			{ tail -n 40 "$out/$name.log"; exit 1; }
-	fi
-	n=$((n + 1))
-done
+# One target: link it, then replay its seeds and fuzz briefly (regress) or
+# fuzz it for FUZZ_SECONDS (explore). The regress targets run two at a
+# time (FUZZ_JOBS); explore gives each target the machine.
+cat >"$out/one.sh" <<'SH'
+set -eu
+f=$1 out=$2 mode=$3 cflags=$4 libs=$5
+name=$(basename "$f" .c)
+corpus=tests/fuzz/corpus/${name#fuzz-}
+# shellcheck disable=SC2086
+clang $cflags -o "$out/$name" "$f" "$out/liblk-fuzz.a" $libs
+mkdir -p "$corpus"
+if [ "$mode" = explore ]; then
+	mkdir -p "$out/$name.corpus"
+	"$out/$name" -max_total_time="${FUZZ_SECONDS:-60}" \
+		"$out/$name.corpus" "$corpus"
+	exit
+fi
+"$out/$name" -runs=0 "$corpus" >"$out/$name.log" 2>&1 ||
+	{ cat "$out/$name.log"; exit 1; }
+# New inputs go to a scratch folder (the first one), never into the
+# committed seeds.
+rm -rf "$out/$name.scratch" && mkdir -p "$out/$name.scratch"
+"$out/$name" -runs=20000 -seed=1 "$out/$name.scratch" "$corpus" \
+	>>"$out/$name.log" 2>&1 || { tail -n 40 "$out/$name.log"; exit 1; }
+SH
+jobs=${FUZZ_JOBS:-2}
+[ "$mode" = explore ] && jobs=1
+targets=$(ls tests/fuzz/fuzz-*.c)
+n=$(echo "$targets" | wc -l)
+if ! echo "$targets" | xargs -P "$jobs" -I{} sh "$out/one.sh" {} "$out" \
+	"$mode" "$cflags" "$libs"; then
+	echo "fuzz: a target failed (above)"
+	exit 1
+fi
 echo "fuzz: $n passed, 0 failed"
