@@ -1,4 +1,5 @@
 # The command line: help, usage errors, exit codes, loopkit check.
+# e2e: shares the machine
 . tests/e2e/lib.sh
 cd "$TMPD"
 

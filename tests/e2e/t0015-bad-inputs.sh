@@ -2,6 +2,7 @@
 # command refuses them at once with one line naming the file, exit 2, and
 # stores nothing. Before, /dev/zero grew memory until killed and a
 # directory .lkmem crashed memprof.
+# e2e: shares the machine
 . tests/e2e/lib.sh
 cd "$TMPD"
 mkdir dir.lkmem dir.yaml

@@ -1,5 +1,6 @@
 # Bad sweep files: one clear line naming file and line, exit 2, nothing
 # stored and nothing lost from an existing store.
+# e2e: shares the machine
 . tests/e2e/lib.sh
 cd "$TMPD"
 cp "$SRC"/tests/data/kernels/sum.c .

@@ -1,5 +1,6 @@
 # loopkit env: the facts, as text and JSON; --tune without privileges or
 # with --dry-run only says what it would do.
+# e2e: shares the machine
 . tests/e2e/lib.sh
 cd "$TMPD"
 "$LOOPKIT" env >env.txt

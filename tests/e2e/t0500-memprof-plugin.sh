@@ -4,6 +4,7 @@
 # -O0 and -O2, the machine-readable file's structure and its agreement with
 # the readable one, argument errors, and entry/exit instrumentation that
 # nests like the calls.
+# e2e: shares the machine
 . tests/e2e/lib.sh
 plugin=$(dirname "$LOOPKIT")/plugin/lkmemprof.so
 [ -r "$plugin" ] || skip "GCC plugin not built (make $plugin)"

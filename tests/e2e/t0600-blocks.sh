@@ -1,6 +1,7 @@
 # loopkit blocks: the data-driven cases of tests/data/blocks, the kernels
 # of the examples (found between the region markers, instruction addresses
 # checked against objdump -d), an inlined kernel, and the errors.
+# e2e: shares the machine
 . tests/e2e/lib.sh
 command -v objdump >/dev/null || skip "objdump (binutils) not installed"
 command -v gcc >/dev/null || skip "gcc not installed"

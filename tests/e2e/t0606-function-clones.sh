@@ -1,6 +1,7 @@
 # --function NAME finds gcc's one clone of a static function it
 # specialised (NAME.constprop.0, NAME.isra.0, NAME.part.0), never its
 # .cold split; with several clones the error names them all (exit 2).
+# e2e: shares the machine
 . tests/e2e/lib.sh
 cd "$TMPD"
 cat >k.c <<'EOF2'

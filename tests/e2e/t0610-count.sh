@@ -5,6 +5,7 @@
 # whether measured by int3, by hardware breakpoint or derived; plus the
 # counts known by hand. Kernels are built without -march (valgrind dies
 # on AVX-512).
+# e2e: shares the machine
 . tests/e2e/lib.sh
 command -v valgrind >/dev/null || skip "valgrind not installed"
 rt=$(dirname "$LOOPKIT")/lib/liblkrt.a

@@ -1,6 +1,7 @@
 # loopkit predict with llvm-mca: the predictions equal llvm-mca run by hand
 # on the printed block text at both iteration counts, differenced; every
 # installed version is there, under a CPU name (never "native"); errors.
+# e2e: shares the machine
 . tests/e2e/lib.sh
 command -v gcc >/dev/null || skip "gcc not installed"
 ls /usr/lib/llvm-*/bin/llvm-mca >/dev/null 2>&1 ||

@@ -6,6 +6,7 @@
 # thousands (the state a long measurement leaves), no int-double conversion
 # in a kernel (clang's AST). The user examples in examples/gen follow
 # the same conventions.
+# e2e: shares the machine
 . tests/e2e/lib.sh
 cd "$TMPD"
 RTLIB=$(dirname "$LOOPKIT")/lib/liblkrt.a

@@ -4,6 +4,7 @@
 # checks every inner subscript against its declared extent) runs one call
 # clean and gives the same checksum as a plain build; a few run under
 # valgrind memcheck too. A seeded overrun proves the check can fail.
+# e2e: shares the machine
 . tests/e2e/lib.sh
 cd "$TMPD"
 RTLIB=$(dirname "$LOOPKIT")/lib/liblkrt.a

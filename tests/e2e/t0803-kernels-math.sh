@@ -5,6 +5,7 @@
 # response for deriche, Gaussian elimination for adi). fdtd-2d and
 # seidel-2d have no formulation other than their own loops and are left
 # to the checksum tests. A seeded error must fail.
+# e2e: shares the machine
 . tests/e2e/lib.sh
 cd "$TMPD"
 RTLIB=$(dirname "$LOOPKIT")/lib/liblkrt.a

@@ -2,6 +2,7 @@
 # and its --checksum at MINI size equals the original's (loopkit gen
 # verifies it and fails otherwise); illegal ones are refused with the
 # dependence they violate, exit 2.
+# e2e: shares the machine
 . tests/e2e/lib.sh
 cd "$TMPD"
 d=$SRC/tests/data/gen

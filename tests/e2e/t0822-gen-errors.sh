@@ -1,5 +1,6 @@
 # Malformed input to the generator: one clear line naming file and line,
 # exit 2, nothing stored.
+# e2e: shares the machine
 . tests/e2e/lib.sh
 cd "$TMPD"
 cp "$SRC"/tests/data/gen/conv2d.c "$SRC"/tests/data/gen/checksum.h .

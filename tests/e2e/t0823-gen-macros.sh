@@ -3,6 +3,7 @@
 # macro call, a macro naming the iterator, a pasted literal. Every
 # output compiles and computes what the input does (gen verifies the
 # checksums), with --no-verify too, and the micro-kernel builds alone.
+# e2e: shares the machine
 . tests/e2e/lib.sh
 cd "$TMPD"
 d=$SRC/tests/data/gen

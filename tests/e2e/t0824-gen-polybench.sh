@@ -4,6 +4,7 @@
 # the original's (tests/data/gen/pb: a stand-in harness written here).
 # A program that can be verified neither way is refused, naming
 # --no-verify.
+# e2e: shares the machine
 . tests/e2e/lib.sh
 cd "$TMPD"
 pb=$SRC/tests/data/gen/pb

@@ -2,6 +2,7 @@
 # and a size macro used directly in the scop (heat-3d's TSTEPS) is a
 # parameter that kernelify reads at the dataset (tests/data/gen/chain.c,
 # and jacobi2d.c's TSTEPS loop).
+# e2e: shares the machine
 . tests/e2e/lib.sh
 cd "$TMPD"
 d=$SRC/tests/data/gen

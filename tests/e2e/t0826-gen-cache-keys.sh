@@ -2,6 +2,7 @@
 # flags that reach the front end and the verification are inputs, so a
 # failure for a missing header is not remembered past the -I that fixes
 # it; --retry-failed (gen -c and campaign) generates failed units again.
+# e2e: shares the machine
 . tests/e2e/lib.sh
 cd "$TMPD"
 mkdir src inc

@@ -2,6 +2,7 @@
 # and its gen section generates: [original, isl+tile,sizes=8x8] is two
 # chains (YAML splits the flow list at the comma; the item 'sizes=8x8'
 # continues the chain before it).
+# e2e: shares the machine
 . tests/e2e/lib.sh
 cd "$TMPD"
 mkdir -p examples/campaign

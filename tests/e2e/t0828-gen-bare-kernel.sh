@@ -2,6 +2,7 @@
 # --no-verify; kernelify has no call to read its sizes from and says to
 # give them with --param; with --param NAME=VALUE it cuts a micro-kernel
 # that builds and runs, at those sizes.
+# e2e: shares the machine
 . tests/e2e/lib.sh
 cd "$TMPD"
 k=$SRC/tests/data/gen/bare.c

@@ -2,6 +2,7 @@
 # tiling each (skewed first, so that stencils tile too), generated,
 # verified and recorded for gcc and clang; a rerun with nothing changed
 # does nothing, quickly.
+# e2e: shares the machine
 . tests/e2e/lib.sh
 command -v clang >/dev/null || skip "no clang"
 cd "$TMPD"

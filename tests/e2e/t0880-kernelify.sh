@@ -6,6 +6,7 @@
 # are memory-safe by construction (arrays sized from the accesses'
 # images): every one runs clean under AddressSanitizer+UBSan, a few under
 # valgrind memcheck.
+# e2e: shares the machine
 . tests/e2e/lib.sh
 cd "$TMPD"
 command -v clang >/dev/null || skip "clang not installed"

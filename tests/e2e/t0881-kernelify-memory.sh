@@ -3,6 +3,7 @@
 # the step's parameters are checked (kernelify last, did-you-mean,
 # ranges, l1). That every micro-kernel of the suite is memory-safe is
 # t0880's (it generates them all once).
+# e2e: shares the machine
 . tests/e2e/lib.sh
 cd "$TMPD"
 # A campaign: variants carry the facts; verification only runs them.

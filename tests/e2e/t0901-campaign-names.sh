@@ -4,6 +4,7 @@
 # chain, compiler and flag set, never by the hashed file gen wrote; the
 # campaign and report print each analyzer's coverage, MAPE, median
 # |error| and tau-b, the figures of report.csv.
+# e2e: shares the machine
 . tests/e2e/lib.sh
 command -v python3 >/dev/null || skip "python3 is not installed"
 command -v llvm-mca-19 >/dev/null || command -v llvm-mca >/dev/null ||

@@ -2,6 +2,7 @@
 # lists what is not canonical (exit 1), --write rewrites in place, --json
 # is JSON, and malformed text is one error with file, line and column
 # (exit 2) that changes nothing.
+# e2e: shares the machine
 . tests/e2e/lib.sh
 cd "$TMPD"
 cp "$SRC/tests/data/mdl/gemm.mdl" g.mdl

@@ -8,6 +8,7 @@
 # 6 far-stream seeds (a load stream of stride 704 with unit-stride
 # ones). seed:NAME finds a seed through the
 # compiled-in share path, and LOOPKIT_SHARE_DIR overrides it.
+# e2e: shares the machine
 . tests/e2e/lib.sh
 seeds="$SRC/share/mdl/seeds"
 cd "$TMPD"

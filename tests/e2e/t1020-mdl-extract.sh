@@ -5,6 +5,7 @@
 # and renamed triads share one canonical body; so do a scalar stencil
 # and its AVX2 forms with a register rotated through vperm2f128, or
 # through a vpermt2pd whose index vector is in the binary's .rodata.
+# e2e: shares the machine
 . tests/e2e/lib.sh
 command -v python3 >/dev/null || skip "python3 not installed"
 command -v cc >/dev/null || skip "no C compiler to assemble with"

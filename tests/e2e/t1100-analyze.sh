@@ -3,6 +3,7 @@
 # one file:line error (exit 2) with nothing written, reruns that do
 # nothing, and, when Debian's scikit-learn is installed, the tree's and
 # the forest's accuracy and MDI against it.
+# e2e: shares the machine
 . tests/e2e/lib.sh
 cd "$TMPD"
 python3 "$E2E_DIR/analyze-tables.py" . 1000

@@ -15,6 +15,7 @@
 # fixed point, kde1d all of them, which makes isj 0.48 %, 0.26 % and
 # 0.28 % wider here; with loopkit counting all values the two agree to
 # 3e-10.
+# e2e: shares the machine
 . tests/e2e/lib.sh
 cd "$TMPD"
 python3 "$E2E_DIR/analyze-tables.py" . 1000

@@ -4,6 +4,7 @@
 # human summary, summary.json and the page; null for a categorical
 # target; an unknown column or too many groups one file:line error,
 # exit 2, nothing written.
+# e2e: shares the machine
 . tests/e2e/lib.sh
 command -v python3 >/dev/null || skip "python3 not installed"
 cd "$TMPD"
