@@ -212,6 +212,7 @@ struct lk_insn_facts {
 	enum lk_insn_system system;
 	enum lk_insn_encoding encoding;
 	int fma;                 /* the FMA or FMA4 extension */
+	const char *isa_set;     /* Zydis's ISA set, static ("AVX512F_512") */
 	int rip_relative;        /* a memory operand based on RIP: */
 	size_t disp_offset;      /* where its disp32 sits in the bytes */
 	int64_t disp;            /* and its value */

@@ -124,6 +124,7 @@ int lk_insn_facts(const uint8_t *code, size_t len, struct lk_insn_facts *out)
 	out->encoding = encoding_of(&zi);
 	out->fma = zi.meta.isa_set == ZYDIS_ISA_SET_FMA ||
 		   zi.meta.isa_set == ZYDIS_ISA_SET_FMA4;
+	out->isa_set = ZydisISASetGetString(zi.meta.isa_set);
 	rip_operand(&zi, ops, out);
 	return 0;
 }

@@ -3,12 +3,16 @@
  * again for the X/T/R rule's redos), convert the runtime's raw samples to
  * per-step figures, reduce them, and store the whole run at once.
  */
+#include <ctype.h>
 #include <math.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "loopkit/binary.h"
 #include "loopkit/subprocess.h"
 #include "measure-int.h"
 
@@ -233,6 +237,49 @@ static int measured_nothing(const struct lk_proc_result *r,
 	       (!r->res_len || o->complete);
 }
 
+/*
+ * The runtime's SIGILL handler wrote "lkrt: SIGILL at 0xADDR bytes HEX"
+ * on stderr: the reason names the instruction and its ISA set, so that
+ * "killed by SIGILL" says which extension this CPU lacks (or that the
+ * compiler's ud2 trap was reached). Without the line (a benchmark not
+ * linked with the runtime, bytes that do not decode), the reason stays.
+ */
+static void sigill_what(char **reason, const char *err)
+{
+	const char *at = err ? strstr(err, "lkrt: SIGILL at 0x") : NULL;
+	uint8_t code[15];
+	struct lk_insn_facts f;
+	size_t n = 0;
+	char *more;
+
+	if (!at || !(at = strstr(at, " bytes ")))
+		return;
+	for (at += 7; n < sizeof(code) && isxdigit((unsigned char)at[0]) &&
+		      isxdigit((unsigned char)at[1]); at += 2) {
+		unsigned v;
+
+		if (sscanf(at, "%2x", &v) != 1)
+			break;
+		code[n++] = (uint8_t)v;
+	}
+	if (!n || lk_insn_facts(code, n, &f))
+		return;
+	if (!strcmp(f.mnemonic, "ud2") || !strcmp(f.mnemonic, "ud1") ||
+	    !strcmp(f.mnemonic, "ud0"))
+		more = lk_asprintf("%s: at %s, the compiler's trap (undefined "
+				   "behaviour or __builtin_trap reached)",
+				   *reason, f.mnemonic);
+	else
+		more = lk_asprintf("%s: at %s, an instruction of %s (%s), "
+				   "which this CPU cannot run", *reason,
+				   f.mnemonic, f.isa_set,
+				   f.encoding == LK_ENCODING_EVEX ? "EVEX, "
+				   "AVX-512" : f.encoding == LK_ENCODING_VEX ?
+				   "VEX" : "legacy encoding");
+	free(*reason);
+	*reason = more;
+}
+
 /* Map a launch's outcome to a run status; NULL when it went well. A
  * clean exit is never "crashed", whatever its result stream lacks. */
 static const char *launch_status(const struct lk_proc_result *r,
@@ -254,6 +301,8 @@ static const char *launch_status(const struct lk_proc_result *r,
 	}
 	if (r->signaled) {
 		*reason = lk_proc_describe(r, timeout);
+		if (r->signal == SIGILL)
+			sigill_what(reason, r->err);
 		return "crashed";
 	}
 	if (parse_ret) {

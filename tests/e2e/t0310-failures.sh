@@ -1,12 +1,13 @@
-# A kernel that segfaults, one that never returns and one that does not
+# A kernel that segfaults, one that reaches a trap (SIGILL, the
+# instruction named), one that never returns and one that does not
 # compile are recorded with their reasons; the rest of the sweep completes.
 . tests/e2e/lib.sh
 cd "$TMPD"
 cp "$SRC"/tests/data/kernels/*.c .
 cat >sweep.yaml <<'Y'
-sources: [segv.c, hang.c, broken.c, sum.c]
+sources: [segv.c, trap.c, hang.c, broken.c, sum.c]
 defines: {N: [64, 128]}
-exclude: [{source: [segv.c, hang.c, broken.c], N: 128}]
+exclude: [{source: [segv.c, trap.c, hang.c, broken.c], N: 128}]
 metrics: [tsc]
 method: {repetitions: 5, timeout: 2}
 Y
@@ -16,13 +17,15 @@ set -e
 cat out err
 [ $rc -eq 1 ] || fail "a sweep with failures exits 1, got $rc"
 grep -Eq '^segv.c .* crashed .*SIGSEGV' out || fail "segfault recorded"
+grep -Eq '^trap.c .* crashed .*killed by SIGILL: at ud2, the compiler.s trap' \
+	out || fail "trap recorded with its instruction"
 grep -Eq '^hang.c .* timed-out .*timed out after 2 s' out ||
 	fail "hang recorded as timed out"
 grep -Eq '^broken.c .* build-failed .*undeclared_kernel' out ||
 	fail "compile error recorded with the compiler's message"
 [ "$(grep -Ec '^sum.c .* ok ' out)" -eq 2 ] || fail "the rest completes"
 db=loopkit.d/store.db
-[ "$(sqlite3 $db "select count(*) from runs")" -eq 5 ] || fail "5 runs"
+[ "$(sqlite3 $db "select count(*) from runs")" -eq 6 ] || fail "6 runs"
 sqlite3 $db "select status, reason from runs" | grep -q '^crashed|' ||
 	fail "crash stored"
 # nothing half-stored: a crashed run has no samples
@@ -34,8 +37,8 @@ set +e
 "$LOOPKIT" run -c sweep.yaml >/dev/null 2>err2
 "$LOOPKIT" run --retry-failed -q -c sweep.yaml >/dev/null 2>err3
 set -e
-grep -q '0 measured now, 5 stored earlier' err2 || fail "no silent retry"
-[ "$(sqlite3 $db "select count(*) from runs")" -eq 5 ] || fail "still 5 runs"
+grep -q '0 measured now, 6 stored earlier' err2 || fail "no silent retry"
+[ "$(sqlite3 $db "select count(*) from runs")" -eq 6 ] || fail "still 6 runs"
 
 # A program that never measures anything is a failure, not an empty ok.
 set +e

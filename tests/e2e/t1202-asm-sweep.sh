@@ -57,6 +57,10 @@ assert "Error: number of operands mismatch" in bad["reason"], bad["reason"]
 if sys.argv[2]:
     (ill,) = by["illegal"]
     assert ill["status"] == "crashed" and "SIGILL" in ill["reason"], ill
+    # The runtime's handler showed the runner the instruction.
+    mnemonic = sys.argv[2].split()[0]
+    assert "at %s, an instruction of AVX512" % mnemonic in ill["reason"] \
+        and "(EVEX, AVX-512), which this CPU cannot run" in ill["reason"], ill
     print("illegal:", ill["reason"])
 print("rejected:", bad["reason"])
 PY

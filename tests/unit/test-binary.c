@@ -61,6 +61,26 @@ Test(binary, avx512_masked_zmm)
 	lk_insn_release(&insn);
 }
 
+/* The facts the runner names a SIGILL with: the ISA set and encoding. */
+Test(binary, facts_name_the_isa_set)
+{
+	static const uint8_t zmm_fma[] = {0x62, 0xf2, 0xfd, 0x48, 0xb8, 0xc1};
+	static const uint8_t ymm_fma[] = {0xc4, 0xe2, 0xf5, 0xb8, 0xc2};
+	static const uint8_t ud2[] = {0x0f, 0x0b};
+	struct lk_insn_facts f;
+
+	cr_assert_eq(lk_insn_facts(zmm_fma, sizeof(zmm_fma), &f), 0);
+	cr_assert_str_eq(f.mnemonic, "vfmadd231pd");
+	cr_assert_str_eq(f.isa_set, "AVX512F_512");
+	cr_assert_eq(f.encoding, LK_ENCODING_EVEX);
+	cr_assert_eq(lk_insn_facts(ymm_fma, sizeof(ymm_fma), &f), 0);
+	cr_assert_str_eq(f.mnemonic, "vfmadd231pd");
+	cr_assert_str_eq(f.isa_set, "FMA");
+	cr_assert(f.fma && f.encoding == LK_ENCODING_VEX);
+	cr_assert_eq(lk_insn_facts(ud2, sizeof(ud2), &f), 0);
+	cr_assert_str_eq(f.mnemonic, "ud2");
+}
+
 Test(binary, kinds_and_targets)
 {
 	static const struct {
