@@ -696,22 +696,53 @@ static int launch_contended(const struct acc *a, int process, int attempt)
 }
 
 /*
- * A launch whose samples were all contended is launched again, after a
- * pause that grows with each try (a neighbour's episode on the core lasts
- * from milliseconds to about a second), at most LK_CONTENTION_RELAUNCHES
- * times per run, so that a core that never issues four adds per cycle
- * costs a few launches, not a multiple of them.
+ * Would some region's figures rest on contended samples after all: at
+ * least LK_MIN_UNCONTENDED samples kept, fewer of them uncontended, some
+ * contended (results.c leaves contended samples out only when that many
+ * clean ones remain)? A run too short to ever have that many is not
+ * judged: relaunching it would not lift its flag.
  */
-static int relaunch_contended(struct acc *a, int p, int t, int *budget)
+static int run_short_of_clean(const struct acc *a)
+{
+	size_t r, i, n, clean;
+
+	for (r = 0; r < a->regions.n; r++) {
+		for (i = n = clean = 0; i < a->nconv; i++) {
+			const struct conv *c = &a->conv[i];
+
+			if (!c->kept || c->region != (int)r)
+				continue;
+			n++;
+			clean += !c->contended;
+		}
+		if (n >= LK_MIN_UNCONTENDED && clean < LK_MIN_UNCONTENDED &&
+		    clean < n)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * A launch whose samples were all contended is launched again, and so is
+ * the run's last launch when the run is short of uncontended samples
+ * (above), after a pause that doubles with each try (100, 200, 400 ms: a
+ * neighbour's episode on the core lasts from milliseconds to about a
+ * second), at most LK_CONTENTION_RELAUNCHES times per run, so that a
+ * core that never issues four adds per cycle costs a few launches, not
+ * a multiple of them.
+ */
+static int relaunch_contended(struct acc *a, int p, int t, int last,
+			      int *budget)
 {
 	struct timespec pause;
 
 	lk__classify(a);
-	if (*budget >= LK_CONTENTION_RELAUNCHES || !launch_contended(a, p, t))
+	if (*budget >= LK_CONTENTION_RELAUNCHES ||
+	    !(launch_contended(a, p, t) || (last && run_short_of_clean(a))))
 		return 0;
-	++*budget;
 	pause.tv_sec = 0;
-	pause.tv_nsec = 50000000L * *budget;
+	pause.tv_nsec = 100000000L << *budget;
+	++*budget;
 	nanosleep(&pause, NULL);
 	drop_attempt(a, p, t);
 	return 1;
@@ -734,7 +765,9 @@ static int run_processes(struct lk_ctx *ctx, const struct lk_sweep *sw,
 				     status, reason);
 			if (ret)
 				return ret;
-			if (relaunch_contended(a, p, t, &relaunched))
+			if (relaunch_contended(a, p, t,
+					       p == m->processes - 1,
+					       &relaunched))
 				continue;
 			if (!trimmed ||
 			    attempt_stable(a, p, t, m->trim_tolerance))

@@ -37,8 +37,9 @@ int lk_measure_record_failure(struct lk_ctx *ctx, struct lk_store *s,
  * sample do not see what happens inside it).
  */
 #define LK_MIN_UNCONTENDED 10
-/* Launches of one run relaunched because all their samples were
- * contended, at most. */
+/* Launches of one run relaunched, at most: those whose samples were all
+ * contended, and the last when the run is short of uncontended samples
+ * (launch.c). */
 #define LK_CONTENTION_RELAUNCHES 3
 
 /* One sample, converted to per-step figures. */

@@ -20,7 +20,9 @@ cat >fake.c <<'C'
  * launch comes first); 3: all contended but every sample 2 ms long; 4:
  * the window probe 1.5 times its best in every other sample; 5: a core
  * whose issue probe never reaches its floor (1.22 times it at best) and
- * one in three samples 1.1 times that best. */
+ * one in three samples 1.1 times that best; 6: the run's first three
+ * launches with three uncontended samples each, the rest none contended
+ * (FAKE_MARK counts the launches). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -30,12 +32,18 @@ int main(void)
 	FILE *f = fdopen(3, "w");
 	const char *r = getenv("LK_REPETITIONS"), *mark = getenv("FAKE_MARK");
 	long reps = r ? atol(r) : 10, i;
-	int first = mark && access(mark, F_OK) != 0;
+	FILE *m = mark ? fopen(mark, "a") : NULL;
+	long launch = 1;
+	int first;
 
 	if (!f)
 		return 1;
-	if (first)
-		fclose(fopen(mark, "w"));
+	if (m) {
+		fputc('x', m);
+		launch = ftell(m);
+		fclose(m);
+	}
+	first = launch == 1;
 	fprintf(f, "lkrt version=1\ninfo tsc_hz=2000000000 pid=%d\n"
 		   "info region=kernel steps=1 roi_addr=0x1000\n"
 		   "overhead region=kernel tsc_min=0 tsc_median=0 ns_min=0 "
@@ -43,6 +51,7 @@ int main(void)
 	for (i = 0; i < reps; i++) {
 		int issue = MODE == 1 ? i % 3 != 0
 			  : MODE == 2 ? !(first && i == 0)
+			  : MODE == 6 ? launch <= 3 && i >= 3
 				      : MODE == 3 || (MODE == 5 && i % 3 == 0);
 		int window = MODE == 4 && i % 2;
 		int issue_tsc = MODE == 5 ? (issue ? 27500 : 25000)
@@ -63,6 +72,8 @@ C
 # mode, figure, samples it rests on, launches, flags. Mode 2: the first
 # launch has one uncontended sample, so it stays; the second is
 # launched again three times, the budget, and the third kept as it is.
+# Mode 6: nine uncontended samples after three launches, too few; the
+# last launch is launched again and its twelve make 18 with the others'.
 while read -r mode value n launches flags; do
 	FAKE_MARK=$TMPD/mark$mode "$LOOPKIT" run -q --json -o "s$mode" -p 3 \
 		-r 12 -D MODE="$mode" -m tsc fake.c >"j$mode.json" ||
@@ -87,6 +98,7 @@ done <<'EOF'
 3 1100 36 3 -
 4 1000 18 3 -
 5 1000 24 3 -
+6 1000 18 4 -
 EOF
 # Every probe is stored per sample, the dropped launches' too.
 [ "$(sqlite3 s2/store.db "select count(*) from samples
