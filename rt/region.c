@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lkrt-int.h"
 
@@ -330,7 +331,18 @@ static void record_sample(struct lk__region *r)
  */
 static void region_threads(struct lk__region *r)
 {
+	struct timespec ms = {0, 1000000L};
+	int i;
+
+	/* pthread_join returns when the thread has cleared its tid, before
+	 * the kernel releases it and drops it from the count: a thread just
+	 * joined can still be counted for a moment. Look again, up to 10 ms
+	 * (a pool's threads stay, and cost that once per region). */
 	r->threads = lk__threads_now();
+	for (i = 0; i < 10 && r->threads > 1; i++) {
+		nanosleep(&ms, NULL);
+		r->threads = lk__threads_now();
+	}
 	if (r->threads > 0)
 		lk__out("info region=%s threads=%d\n", r->name, r->threads);
 }
