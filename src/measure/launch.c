@@ -674,21 +674,30 @@ static void drop_attempt(struct acc *a, int process, int attempt)
 			a->conv[i].kept = 0;
 }
 
+void lk__count_clean(const struct acc *a, int region, int process,
+		     int attempt, size_t *n, size_t *clean)
+{
+	size_t i;
+
+	for (i = *n = *clean = 0; i < a->nconv; i++) {
+		const struct conv *c = &a->conv[i];
+
+		if (c->region != region ||
+		    (process < 0 ? !c->kept : c->process != process ||
+					      c->attempt != attempt))
+			continue;
+		++*n;
+		*clean += !c->contended;
+	}
+}
+
 /* Did some region of this launch get samples, none of them uncontended? */
 static int launch_contended(const struct acc *a, int process, int attempt)
 {
-	size_t r, i, n, clean;
+	size_t r, n, clean;
 
 	for (r = 0; r < a->regions.n; r++) {
-		for (i = n = clean = 0; i < a->nconv; i++) {
-			const struct conv *c = &a->conv[i];
-
-			if (c->process != process || c->attempt != attempt ||
-			    c->region != (int)r)
-				continue;
-			n++;
-			clean += !c->contended;
-		}
+		lk__count_clean(a, (int)r, process, attempt, &n, &clean);
 		if (n && !clean)
 			return 1;
 	}
@@ -704,17 +713,10 @@ static int launch_contended(const struct acc *a, int process, int attempt)
  */
 static int run_short_of_clean(const struct acc *a)
 {
-	size_t r, i, n, clean;
+	size_t r, n, clean;
 
 	for (r = 0; r < a->regions.n; r++) {
-		for (i = n = clean = 0; i < a->nconv; i++) {
-			const struct conv *c = &a->conv[i];
-
-			if (!c->kept || c->region != (int)r)
-				continue;
-			n++;
-			clean += !c->contended;
-		}
+		lk__count_clean(a, (int)r, -1, 0, &n, &clean);
 		if (n >= LK_MIN_UNCONTENDED && clean < LK_MIN_UNCONTENDED &&
 		    clean < n)
 			return 1;

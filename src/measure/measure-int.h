@@ -96,6 +96,10 @@ int lk__index_of(struct lk_strv *sv, const char *s, int add);
  * floor is four adds per cycle, or the issue probe's best over the run
  * where it never gets there. */
 void lk__classify(struct acc *a);
+/* A region's samples and how many of them are uncontended: those kept
+ * (process < 0) or those of one launch, kept or not. */
+void lk__count_clean(const struct acc *a, int region, int process,
+		     int attempt, size_t *n, size_t *clean);
 /* Reduce the kept samples to one result per region x metric. */
 void lk__compute_results(struct acc *a, const struct lk_sweep *sw);
 

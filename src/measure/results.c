@@ -325,18 +325,11 @@ static void derive_work(struct acc *a, size_t first, int region)
  */
 static int choose_samples(struct acc *a, int region)
 {
-	size_t i, clean = 0, contended = 0;
+	size_t n, clean;
 
-	for (i = 0; i < a->nconv; i++) {
-		const struct conv *c = &a->conv[i];
-
-		if (!c->kept || c->region != region)
-			continue;
-		contended += c->contended;
-		clean += !c->contended;
-	}
+	lk__count_clean(a, region, -1, 0, &n, &clean);
 	a->uncontended_only = clean >= LK_MIN_UNCONTENDED;
-	return contended && !a->uncontended_only;
+	return clean < n && !a->uncontended_only;
 }
 
 void lk__compute_results(struct acc *a, const struct lk_sweep *sw)
