@@ -19,10 +19,21 @@ static const int bundle_counts[] = {1, 2, 3};
 
 /* ---- The seeds. ---- */
 
+/* The text of m's Meta key, "" when absent. */
+static const char *meta_text(const struct lk_mdl *m, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < m->nmeta; i++)
+		if (!strcmp(m->meta[i].key, key))
+			return m->meta[i].text;
+	return "";
+}
+
 static int load_seed(struct lk_ctx *ctx, const char *dir, const char *name,
 		     struct lk_mdl_db_seed *out)
 {
-	size_t len, i;
+	size_t len;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -35,11 +46,7 @@ static int load_seed(struct lk_ctx *ctx, const char *dir, const char *name,
 	    (ret = lk_mdl_parse(ctx, out->path, out->text, len, &out->mdl)) ||
 	    (ret = lk_mdl_features(ctx, out->path, &out->mdl, -1, out->f)))
 		return ret;
-	for (i = 0; i < out->mdl.nmeta; i++)
-		if (!strcmp(out->mdl.meta[i].key, "kind"))
-			out->kind = lk_strdup(out->mdl.meta[i].text);
-	if (!out->kind)
-		out->kind = lk_strdup("");
+	out->kind = lk_strdup(meta_text(&out->mdl, "kind"));
 	return 0;
 }
 
@@ -91,6 +98,36 @@ char *lk_mdl_path(const char *operand)
 	return path;
 }
 
+static void release_seed(struct lk_mdl_db_seed *seed)
+{
+	free(seed->name);
+	free(seed->kind);
+	free(seed->text);
+	free(seed->path);
+	lk_mdl_release(&seed->mdl);
+	memset(seed, 0, sizeof(*seed));
+}
+
+/*
+ * Whether the seed is measured for ISA class isa: every class, unless
+ * its Meta says `classes = "scalar"` (the classes, comma-separated). A
+ * seed whose accesses only scalar code makes (a table read at stride 0
+ * for every element) does not stand for what a vectorised loop does.
+ */
+static int seed_for_class(const struct lk_mdl_db_seed *seed, const char *isa)
+{
+	const char *list = meta_text(&seed->mdl, "classes"), *p;
+	size_t n = strlen(isa);
+
+	if (!*list)
+		return 1;
+	for (p = list; (p = strstr(p, isa)); p += n)
+		if ((p == list || p[-1] == ',' || p[-1] == ' ') &&
+		    (!p[n] || p[n] == ',' || p[n] == ' '))
+			return 1;
+	return 0;
+}
+
 int lk_mdl_db_plan_init(struct lk_ctx *ctx, struct lk_mdl_db_plan *p,
 			const char *dir, const struct lk_strv *names,
 			const struct lk_mdl_machine *machine,
@@ -112,8 +149,19 @@ int lk_mdl_db_plan_init(struct lk_ctx *ctx, struct lk_mdl_db_plan *p,
 	if (!ret)
 		p->seeds = lk_calloc(use->n + 1, sizeof(*p->seeds));
 	for (i = 0; !ret && i < use->n; i++) {
-		ret = load_seed(ctx, dir, use->v[i], &p->seeds[i]);
-		p->nseeds = i + 1;
+		struct lk_mdl_db_seed *seed = &p->seeds[p->nseeds++];
+
+		ret = load_seed(ctx, dir, use->v[i], seed);
+		if (ret || seed_for_class(seed, machine->name))
+			continue;
+		if (use == names)
+			ret = lk_error(ctx, LK_EINPUT, "%s: seed %s is not "
+				       "measured for %s (Meta: classes = "
+				       "\"%s\")", seed->path, seed->name,
+				       machine->name,
+				       meta_text(&seed->mdl, "classes"));
+		release_seed(seed);
+		p->nseeds--;
 	}
 	lk_strv_release(&all);
 	return ret;
@@ -123,13 +171,8 @@ void lk_mdl_db_plan_release(struct lk_mdl_db_plan *p)
 {
 	size_t i;
 
-	for (i = 0; i < p->nseeds; i++) {
-		free(p->seeds[i].name);
-		free(p->seeds[i].kind);
-		free(p->seeds[i].text);
-		free(p->seeds[i].path);
-		lk_mdl_release(&p->seeds[i].mdl);
-	}
+	for (i = 0; i < p->nseeds; i++)
+		release_seed(&p->seeds[i]);
 	free(p->seeds);
 	free(p->units);
 	memset(p, 0, sizeof(*p));

@@ -153,6 +153,8 @@ expect2 "unrecognized option\|unknown option" mdl predict seed:L1S0 --frob
 expect2 "--explore: 'some'" mdl db build -o d --explore some
 expect2 "--level(s): 'L9'" mdl db build -o d --levels L1,L9
 expect2 "nosuch: no such seed" mdl db build -o d --isa scalar --seeds L1S0,nosuch
+expect2 "horner-8.mdl: seed horner-8 is not measured for sse (Meta: classes = \"scalar\")" \
+	mdl db build -o d --isa sse --seeds L1S0,horner-8
 expect2 "unknown ISA class 'mmx'" mdl db build -o d --isa mmx
 expect2 "expected build, show or export" mdl db
 expect2 "empty: no campaign store" mdl db show -o empty

@@ -6,8 +6,10 @@
  * output has it, and the C text names the machine's instructions.
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "loopkit/env.h"
 #include "loopkit/mdl.h"
@@ -349,4 +351,59 @@ Test(mdl_concretize, refusals)
 			"LoopBody:\n  In:\n  Out:\n  Add: 3 Mul: 0\n", "avx2", 4,
 			&ctx));
 	cr_assert_eq(ctx.code, 0, "%s", ctx.msg);
+}
+
+/* A seed whose Meta names its classes is planned for those only; named
+ * with --seeds for another class it is an error naming the file. */
+Test(mdl_concretize, seed_classes)
+{
+	static const char body[] =
+		"Data:\n  flow a\nBody:\nTrip: 4\nI/O: In: a 32 Out:\n"
+		"LoopBody:\n  In: a Stride: 8 Offset: 0 Size: 8\n  Out:\n"
+		"  Add: 1 Mul: 0\n";
+	char dir[] = "/tmp/lk-seeds.XXXXXX", *path;
+	struct lk_strv named = LK_STRV_INIT;
+	struct lk_mdl_db_plan p;
+	struct lk_ctx ctx;
+	FILE *f;
+
+	lk_ctx_init(&ctx);
+	cr_assert_not_null(mkdtemp(dir));
+	path = lk_asprintf("%s/any.mdl", dir);
+	f = fopen(path, "w");
+	fprintf(f, "MDL 1\nMeta:\n  kind = \"kernel\"\n%s", body);
+	fclose(f);
+	free(path);
+	path = lk_asprintf("%s/one.mdl", dir);
+	f = fopen(path, "w");
+	fprintf(f, "MDL 1\nMeta:\n  classes = \"avx2, scalar\"\n%s", body);
+	fclose(f);
+	cr_assert_eq(lk_mdl_db_plan_init(&ctx, &p, dir, NULL,
+					 lk_mdl_machine_find("scalar"),
+					 1u << LK_MDL_L1, LK_MDL_EXPLORE_MINIMAL),
+		     0, "%s", ctx.msg);
+	cr_assert_eq(p.nseeds, 2);
+	lk_mdl_db_plan_release(&p);
+	cr_assert_eq(lk_mdl_db_plan_init(&ctx, &p, dir, NULL,
+					 lk_mdl_machine_find("sse"),
+					 1u << LK_MDL_L1, LK_MDL_EXPLORE_MINIMAL),
+		     0, "%s", ctx.msg);
+	cr_assert_eq(p.nseeds, 1);
+	cr_assert_str_eq(p.seeds[0].name, "any");
+	lk_mdl_db_plan_release(&p);
+	lk_strv_push(&named, "one");
+	cr_assert_eq(lk_mdl_db_plan_init(&ctx, &p, dir, &named,
+					 lk_mdl_machine_find("sse"),
+					 1u << LK_MDL_L1, LK_MDL_EXPLORE_MINIMAL),
+		     LK_EINPUT);
+	cr_assert(strstr(ctx.msg, "one.mdl: seed one is not measured for "
+			 "sse"), "%s", ctx.msg);
+	lk_mdl_db_plan_release(&p);
+	lk_strv_release(&named);
+	unlink(path);
+	free(path);
+	path = lk_asprintf("%s/any.mdl", dir);
+	unlink(path);
+	free(path);
+	rmdir(dir);
 }
