@@ -727,9 +727,9 @@ static int run_short_of_clean(const struct acc *a)
 /*
  * A launch whose samples were all contended is launched again, and so is
  * the run's last launch when the run is short of uncontended samples
- * (above), after a pause that doubles with each try (100, 200, 400 ms: a
- * neighbour's episode on the core lasts from milliseconds to about a
- * second), at most LK_CONTENTION_RELAUNCHES times per run, so that a
+ * (above), after a pause that doubles with each try (100, 200, 400, 800,
+ * 1600 ms: a neighbour's episode on the core lasts from milliseconds to
+ * over a second), at most LK_CONTENTION_RELAUNCHES times per run, so that a
  * core that never issues four adds per cycle costs a few launches, not
  * a multiple of them.
  */
@@ -742,8 +742,8 @@ static int relaunch_contended(struct acc *a, int p, int t, int last,
 	if (*budget >= LK_CONTENTION_RELAUNCHES ||
 	    !(launch_contended(a, p, t) || (last && run_short_of_clean(a))))
 		return 0;
-	pause.tv_sec = 0;
-	pause.tv_nsec = 100000000L << *budget;
+	pause.tv_sec = (100L << *budget) / 1000;
+	pause.tv_nsec = (100L << *budget) % 1000 * 1000000L;
 	++*budget;
 	nanosleep(&pause, NULL);
 	drop_attempt(a, p, t);

@@ -40,7 +40,7 @@ int lk_measure_record_failure(struct lk_ctx *ctx, struct lk_store *s,
 /* Launches of one run relaunched, at most: those whose samples were all
  * contended, and the last when the run is short of uncontended samples
  * (launch.c). */
-#define LK_CONTENTION_RELAUNCHES 3
+#define LK_CONTENTION_RELAUNCHES 5
 
 /* One sample, converted to per-step figures. */
 struct conv {

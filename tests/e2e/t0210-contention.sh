@@ -71,7 +71,7 @@ C
 
 # mode, figure, samples it rests on, launches, flags. Mode 2: the first
 # launch has one uncontended sample, so it stays; the second is
-# launched again three times, the budget, and the third kept as it is.
+# launched again five times, the budget, and the third kept as it is.
 # Mode 6: nine uncontended samples after three launches, too few; the
 # last launch is launched again and its twelve make 18 with the others'.
 while read -r mode value n launches flags; do
@@ -94,7 +94,7 @@ PY
 	[ "$got" = "$launches" ] || fail "mode $mode: $got launches, want $launches"
 done <<'EOF'
 1 1000 12 3 -
-2 1100 36 6 contended
+2 1100 36 8 contended
 3 1100 36 3 -
 4 1000 18 3 -
 5 1000 24 3 -
@@ -102,8 +102,8 @@ done <<'EOF'
 EOF
 # Every probe is stored per sample, the dropped launches' too.
 [ "$(sqlite3 s2/store.db "select count(*) from samples
-	where metric = 'contention' and value > 1.2")" = 71 ] ||
-	fail "mode 2: 6 launches x 12 contention rows, one at the floor"
+	where metric = 'contention' and value > 1.2")" = 95 ] ||
+	fail "mode 2: 8 launches x 12 contention rows, one at the floor"
 # The window probe: raw its core cycles, value its pace against the issue
 # probe (9000 / 20480 ticks at one cycle per tick).
 [ "$(sqlite3 s4/store.db "select count(*) from samples where metric =
