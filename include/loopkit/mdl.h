@@ -116,6 +116,9 @@ int lk_mdl_parse(struct lk_ctx *ctx, const char *file, const char *text,
 /* lk_mdl_parse of a file's content. */
 int lk_mdl_load(struct lk_ctx *ctx, const char *path, struct lk_mdl *out);
 void lk_mdl_release(struct lk_mdl *m);
+/* The attribute named key among a[0 .. n) (Meta or a flow's), or NULL. */
+const struct lk_mdl_attr *lk_mdl_attr_find(const struct lk_mdl_attr *a,
+					   size_t n, const char *key);
 
 /*
  * The canonical text: fixed order, two-space indentation, one access

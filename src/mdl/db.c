@@ -22,12 +22,10 @@ static const int bundle_counts[] = {1, 2, 3};
 /* The text of m's Meta key, "" when absent. */
 static const char *meta_text(const struct lk_mdl *m, const char *key)
 {
-	size_t i;
+	const struct lk_mdl_attr *a = lk_mdl_attr_find(m->meta, m->nmeta,
+						       key);
 
-	for (i = 0; i < m->nmeta; i++)
-		if (!strcmp(m->meta[i].key, key))
-			return m->meta[i].text;
-	return "";
+	return a ? a->text : "";
 }
 
 static int load_seed(struct lk_ctx *ctx, const char *dir, const char *name,
@@ -116,15 +114,17 @@ static void release_seed(struct lk_mdl_db_seed *seed)
  */
 static int seed_for_class(const struct lk_mdl_db_seed *seed, const char *isa)
 {
-	const char *list = meta_text(&seed->mdl, "classes"), *p;
-	size_t n = strlen(isa);
+	const char *p = meta_text(&seed->mdl, "classes");
+	size_t len;
 
-	if (!*list)
+	if (!*p)
 		return 1;
-	for (p = list; (p = strstr(p, isa)); p += n)
-		if ((p == list || p[-1] == ',' || p[-1] == ' ') &&
-		    (!p[n] || p[n] == ',' || p[n] == ' '))
+	for (; *p; p += len) {
+		p += strspn(p, ", ");
+		len = strcspn(p, ", ");
+		if (len && len == strlen(isa) && !strncmp(p, isa, len))
 			return 1;
+	}
 	return 0;
 }
 

@@ -12,12 +12,10 @@
 
 static const char *attr_of(const struct lk_mdl_flow *f, const char *key)
 {
-	size_t i;
+	const struct lk_mdl_attr *a = lk_mdl_attr_find(f->attrs, f->nattrs,
+						       key);
 
-	for (i = 0; i < f->nattrs; i++)
-		if (!strcmp(f->attrs[i].key, key))
-			return f->attrs[i].text;
-	return NULL;
+	return a ? a->text : NULL;
 }
 
 static void json_accesses(const struct lk_mdl *m, const struct lk_mdl_access *a,

@@ -87,12 +87,10 @@ static int predict_part(struct lk_ctx *ctx, const struct lk_mdl_db_row *db,
 /* A whole-number meta value of m, 0 when absent. */
 static long meta_long(const struct lk_mdl *m, const char *key)
 {
-	size_t i;
+	const struct lk_mdl_attr *a = lk_mdl_attr_find(m->meta, m->nmeta,
+						       key);
 
-	for (i = 0; i < m->nmeta; i++)
-		if (m->meta[i].kind == LK_MDL_INT && !strcmp(m->meta[i].key, key))
-			return strtol(m->meta[i].text, NULL, 10);
-	return 0;
+	return a && a->kind == LK_MDL_INT ? strtol(a->text, NULL, 10) : 0;
 }
 
 /* The database's latency of op (cycles per operation), 0 if none. */

@@ -464,6 +464,17 @@ static void loop_release(struct lk_mdl_loop *l)
 	free(l->ukernels);
 }
 
+const struct lk_mdl_attr *lk_mdl_attr_find(const struct lk_mdl_attr *a,
+					   size_t n, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(a[i].key, key))
+			return &a[i];
+	return NULL;
+}
+
 void lk_mdl_release(struct lk_mdl *m)
 {
 	size_t i;

@@ -737,14 +737,15 @@ static int relaunch_contended(struct acc *a, int p, int t, int last,
 			      int *budget)
 {
 	struct timespec pause;
+	long ms;
 
 	lk__classify(a);
 	if (*budget >= LK_CONTENTION_RELAUNCHES ||
 	    !(launch_contended(a, p, t) || (last && run_short_of_clean(a))))
 		return 0;
-	pause.tv_sec = (100L << *budget) / 1000;
-	pause.tv_nsec = (100L << *budget) % 1000 * 1000000L;
-	++*budget;
+	ms = 100L << (*budget)++;
+	pause.tv_sec = ms / 1000;
+	pause.tv_nsec = ms % 1000 * 1000000L;
 	nanosleep(&pause, NULL);
 	drop_attempt(a, p, t);
 	return 1;
