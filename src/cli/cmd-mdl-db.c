@@ -175,32 +175,30 @@ static int store_db(struct lk_ctx *ctx, struct lk_store *s,
 	return ret;
 }
 
+/* One ISA class's database, its plan made (and its seeds checked)
+ * before the store was opened. */
 static int build_one(struct lk_ctx *ctx, struct lk_store *s,
 		     const struct lk_mdl_machine *m, unsigned levels,
-		     enum lk_mdl_explore explore, const struct lk_strv *seeds,
+		     enum lk_mdl_explore explore, struct lk_mdl_db_plan *p,
 		     const struct build_args *a, long *failed)
 {
 	char *name = lk_asprintf("mdl-db:%s", m->name);
-	char *dir = lk_mdl_seeds_dir();
-	struct lk_mdl_db_plan p;
 	long c0[3] = {0}, c1[3] = {0}, variants, now;
 	char hash[13] = "";
 	size_t added;
 	int64_t campaign;
 	time_t t0 = time(NULL);
-	int ret = lk_mdl_db_plan_init(ctx, &p, dir, seeds, m, levels, explore);
+	int ret = lk_store_campaign(ctx, s, name, NULL, NULL, &campaign);
 
 	if (!ret)
-		ret = lk_store_campaign(ctx, s, name, NULL, NULL, &campaign);
-	if (!ret)
-		ret = lk_mdl_db_record(ctx, s, campaign, &p, 0, &added);
+		ret = lk_mdl_db_record(ctx, s, campaign, p, 0, &added);
 	if (!ret)
 		ret = run_phase(ctx, s, campaign, name, a, c0);
 	if (!ret && explore == LK_MDL_EXPLORE_DEFAULT && (levels & ~1u))
-		if (!(ret = lk_mdl_db_record(ctx, s, campaign, &p, 1, &added)))
+		if (!(ret = lk_mdl_db_record(ctx, s, campaign, p, 1, &added)))
 			ret = run_phase(ctx, s, campaign, name, a, c1);
 	if (!ret)
-		ret = store_db(ctx, s, &p, campaign, hash);
+		ret = store_db(ctx, s, p, campaign, hash);
 	/* Phase 1 sees every variant (phase 0's too): its count is the
 	 * total, and whatever was not measured now was stored earlier. */
 	variants = c1[1] ? c1[1] : c0[1];
@@ -209,12 +207,10 @@ static int build_one(struct lk_ctx *ctx, struct lk_store *s,
 		*failed += c1[1] ? c1[2] : c0[2];
 		printf("%s: %zu seeds, %zu units (%ld variants), %ld measured "
 		       "now, %ld stored earlier, %ld not ok; database %s "
-		       "(%lds)\n", name, p.nseeds, p.nunits, variants, now,
+		       "(%lds)\n", name, p->nseeds, p->nunits, variants, now,
 		       variants - now, c1[1] ? c1[2] : c0[2], hash,
 		       (long)(time(NULL) - t0));
 	}
-	lk_mdl_db_plan_release(&p);
-	free(dir);
 	free(name);
 	return ret;
 }
@@ -266,12 +262,14 @@ static int cmd_db_build(int argc, char **argv)
 		LK_OPT_END};
 	int first = lk_opts_parse("mdl db build", build_usage, opts, argc, argv);
 	const struct lk_mdl_machine *ms[4];
+	struct lk_mdl_db_plan plans[4];
 	struct lk_strv seeds = LK_STRV_INIT;
 	struct lk_store *s = NULL;
 	struct lk_ctx ctx;
 	unsigned levels;
 	long failed = 0;
-	size_t n, i;
+	size_t n = 0, i, planned = 0;
+	char *dir;
 	int ret;
 
 	if (first < 0)
@@ -293,11 +291,21 @@ static int cmd_db_build(int argc, char **argv)
 	ret = split_seeds(&ctx, a.seeds, &seeds);
 	if (!ret)
 		ret = parse_isas(&ctx, a.isa, ms, &n);
+	/* Every class's plan first: a seed refused for one opens no
+	 * store and measures nothing. */
+	dir = lk_mdl_seeds_dir();
+	for (; !ret && planned < n; planned++)
+		ret = lk_mdl_db_plan_init(&ctx, &plans[planned], dir, &seeds,
+					  ms[planned], levels,
+					  explore_of(a.explore));
+	free(dir);
 	if (!ret)
 		ret = lk_store_open(&ctx, a.dir, LK_STORE_CREATE, &s);
 	for (i = 0; !ret && i < n; i++)
 		ret = build_one(&ctx, s, ms[i], levels, explore_of(a.explore),
-				&seeds, &a, &failed);
+				&plans[i], &a, &failed);
+	for (i = 0; i < planned; i++)
+		lk_mdl_db_plan_release(&plans[i]);
 	lk_store_close(s);
 	lk_strv_release(&seeds);
 	if (ret)

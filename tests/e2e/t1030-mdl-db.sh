@@ -155,6 +155,10 @@ expect2 "--level(s): 'L9'" mdl db build -o d --levels L1,L9
 expect2 "nosuch: no such seed" mdl db build -o d --isa scalar --seeds L1S0,nosuch
 expect2 "horner-8.mdl: seed horner-8 is not measured for sse (Meta: classes = \"scalar\")" \
 	mdl db build -o d --isa sse --seeds L1S0,horner-8
+# The seeds are checked, for every class asked, before a store opens.
+expect2 "nosuch: no such seed" mdl db build -o empty --isa scalar --seeds nosuch
+expect2 "horner-8.mdl: seed horner-8 is not measured for sse" \
+	mdl db build -o empty --isa scalar,sse --seeds horner-8
 expect2 "unknown ISA class 'mmx'" mdl db build -o d --isa mmx
 expect2 "expected build, show or export" mdl db
 expect2 "empty: no campaign store" mdl db show -o empty
