@@ -189,8 +189,9 @@ enum lk_mdl_level { LK_MDL_L1, LK_MDL_L2, LK_MDL_L3, LK_MDL_RAM };
 /* "L1", "L2", "L3", "RAM" <-> the level; parse: 0 or LK_EINPUT. */
 int lk_mdl_level_parse(const char *s, enum lk_mdl_level *out);
 const char *lk_mdl_level_name(enum lk_mdl_level level);
-/* The working set of a level: L1 half the L1D, L2 half the L2, L3 a
- * quarter of the L3, RAM four times the L3; 0 when the size is unknown. */
+/* The working set of a level: L1 half the L1D, L2 half the L2, L3 four
+ * times the L2 or a quarter of the L3 if that is less, RAM four times the
+ * L3; 0 when the size is unknown. */
 long lk_mdl_level_bytes(enum lk_mdl_level level,
 			const struct lk_env_caches *caches);
 

@@ -128,7 +128,11 @@ long lk_mdl_level_bytes(enum lk_mdl_level level,
 	case LK_MDL_L2:
 		return c->l2 / 2;
 	case LK_MDL_L3:
-		return c->l3 / 4;
+		/* Well past the L2, yet within the L2 TLB's reach and a
+		 * small share of an L3 that other cores use too
+		 * (doc/loopkit-mdl.md, "Levels"). */
+		return c->l2 > 0 && c->l2 * 4 < c->l3 / 4 ? c->l2 * 4
+							   : c->l3 / 4;
 	case LK_MDL_RAM:
 		return c->l3 * 4;
 	}

@@ -237,14 +237,21 @@ Test(mdl_concretize, machines)
 Test(mdl_concretize, levels)
 {
 	struct lk_env_caches c = {32768, 1 << 20, 32 << 20};
+	struct lk_env_caches small = {32768, 2 << 20, 8 << 20};
+	struct lk_env_caches no_l2 = {32768, 0, 32 << 20};
 	struct lk_env_caches none = {0, 0, 0};
 	enum lk_mdl_level l;
 
 	cr_assert_eq(lk_mdl_level_bytes(LK_MDL_L1, &c), 16384);
 	cr_assert_eq(lk_mdl_level_bytes(LK_MDL_L2, &c), 1 << 19);
-	cr_assert_eq(lk_mdl_level_bytes(LK_MDL_L3, &c), 8 << 20);
+	/* 4 x L2 (4 MiB), under a quarter of the L3 (8 MiB)... */
+	cr_assert_eq(lk_mdl_level_bytes(LK_MDL_L3, &c), 4 << 20);
 	cr_assert_eq(lk_mdl_level_bytes(LK_MDL_RAM, &c), 128 << 20);
+	/* ... else the quarter; and the quarter when the L2 is unknown. */
+	cr_assert_eq(lk_mdl_level_bytes(LK_MDL_L3, &small), 2 << 20);
+	cr_assert_eq(lk_mdl_level_bytes(LK_MDL_L3, &no_l2), 8 << 20);
 	cr_assert_eq(lk_mdl_level_bytes(LK_MDL_L2, &none), 0);
+	cr_assert_eq(lk_mdl_level_bytes(LK_MDL_L3, &none), 0);
 	cr_assert_eq(lk_mdl_level_parse("RAM", &l), 0);
 	cr_assert_eq(l, LK_MDL_RAM);
 	cr_assert_eq(lk_mdl_level_parse("l1", &l), LK_EINPUT);
