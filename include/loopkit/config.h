@@ -27,6 +27,9 @@ struct lk_method {
 	long trim_runs;          /* X: samples per attempt (default 5) */
 	double trim_tolerance;   /* T as a fraction (default 0.02) */
 	long trim_retries;       /* R: redo at most R times (default 3) */
+	long relaunches;         /* contended launches run again at most
+				    this many times per run (default 5,
+				    or $LOOPKIT_RELAUNCHES) */
 	int cold_cache;          /* flush before every sample */
 	struct lk_cpuset cpus;   /* pin every launch to this set; empty:
 				    no pinning */
@@ -47,17 +50,25 @@ struct lk_method {
 };
 
 /* The defaults: warmup 10, steps auto (20000 ticks), 30 repetitions,
- * 3 processes, p25, X=5 T=2% R=3, hot, no pinning, no FIFO, calibrate,
- * no ASLR, functions aligned to 64, 60 s timeout, a memory limit of half
- * the physical memory. */
+ * 3 processes, p25, X=5 T=2% R=3, 5 relaunches ($LOOPKIT_RELAUNCHES),
+ * hot, no pinning, no FIFO, calibrate, no ASLR, functions aligned to 64,
+ * 60 s timeout, a memory limit of half the physical memory. */
 void lk_method_init(struct lk_method *m);
+
+#define LK_RELAUNCHES_DEFAULT 5
+#define LK_RELAUNCHES_MAX 10
+
+/* $LOOPKIT_RELAUNCHES: 0 unset, 1 *out set, -1 not an integer from 0 to
+ * LK_RELAUNCHES_MAX (the CLI refuses to start). */
+int lk_relaunches_env(long *out);
 
 /*
  * Set one method key from its text form, as the YAML 'method:' map and
  * the CLI's --method KEY=VALUE both spell it. Keys: warmup, steps
  * (N|auto), min-sample-ticks, repetitions, processes, reducer
  * (min|median|mean|pNN|trimmed-mean), stability.runs,
- * stability.tolerance (2% or 0.02), stability.retries, cache (hot|cold),
+ * stability.tolerance (2% or 0.02), stability.retries, relaunches (0 to
+ * 10), cache (hot|cold),
  * cpu (none, or a CPU list: 3, 0-3, 0-3,6; see lk_cpuset_parse), fifo (bool), calibrate (bool), aslr (bool),
  * align-functions (N, power of two or 0), opt-report (bool: the
  * compiler's vectorisation report kept in the build's log), timeout

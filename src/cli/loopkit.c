@@ -97,6 +97,7 @@ static int check_needs(const struct command *c)
 int main(int argc, char **argv)
 {
 	size_t i;
+	long relaunches;
 	int first = 1;
 
 	while (first < argc && argv[first][0] == '-') {
@@ -121,6 +122,12 @@ int main(int argc, char **argv)
 	}
 	if (first >= argc) {
 		usage(stderr);
+		return 2;
+	}
+	if (lk_relaunches_env(&relaunches) < 0) {
+		fprintf(stderr, "loopkit: error: LOOPKIT_RELAUNCHES: '%s' is "
+				"not an integer from 0 to %d\n",
+			getenv("LOOPKIT_RELAUNCHES"), LK_RELAUNCHES_MAX);
 		return 2;
 	}
 	for (i = 0; i < LK_ARRAY_SIZE(commands); i++) {

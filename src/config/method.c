@@ -46,6 +46,10 @@ void lk_method_init(struct lk_method *m)
 	m->trim_runs = 5;
 	m->trim_tolerance = 0.02;
 	m->trim_retries = 3;
+	/* The environment's budget, checked by lk_relaunches_env() when
+	 * the command started. */
+	if (lk_relaunches_env(&m->relaunches) <= 0)
+		m->relaunches = LK_RELAUNCHES_DEFAULT;
 	m->cold_cache = 0;
 	lk_cpuset_clear(&m->cpus);
 	m->fifo = 0;
@@ -190,6 +194,32 @@ static int set_tolerance(struct lk_method *m, const char *v, const char **why)
 static int set_retries(struct lk_method *m, const char *v, const char **why)
 {
 	return parse_count(v, 0, &m->trim_retries, why);
+}
+
+int lk_relaunches_env(long *out)
+{
+	const char *v = getenv("LOOPKIT_RELAUNCHES");
+	long n;
+
+	if (!v)
+		return 0;
+	if (lk_parse_decimal(v, &n) || n < 0 || n > LK_RELAUNCHES_MAX)
+		return -1;
+	*out = n;
+	return 1;
+}
+
+static int set_relaunches(struct lk_method *m, const char *v,
+			  const char **why)
+{
+	long n;
+
+	if (lk_parse_decimal(v, &n) || n < 0 || n > LK_RELAUNCHES_MAX) {
+		*why = "expected an integer from 0 to 10";
+		return -1;
+	}
+	m->relaunches = n;
+	return 0;
 }
 
 static int set_cache(struct lk_method *m, const char *v, const char **why)
@@ -340,6 +370,7 @@ static const struct method_key {
 	{"stability.runs", set_runs},
 	{"stability.tolerance", set_tolerance},
 	{"stability.retries", set_retries},
+	{"relaunches", set_relaunches},
 	{"cache", set_cache},
 	{"cpu", set_cpu},
 	{"fifo", set_fifo},
@@ -437,6 +468,8 @@ char *lk_method_canonical(const struct lk_method *m)
 	/* Only when set, so that earlier campaigns keep their run keys. */
 	if (m->opt_report)
 		lk_buf_adds(&b, ";opt-report=1");
+	if (m->relaunches != LK_RELAUNCHES_DEFAULT)
+		lk_buf_addf(&b, ";relaunches=%ld", m->relaunches);
 	return lk_buf_detach(&b);
 }
 

@@ -728,22 +728,23 @@ static int run_short_of_clean(const struct acc *a)
  * A launch whose samples were all contended is launched again, and so is
  * the run's last launch when the run is short of uncontended samples
  * (above), after a pause that doubles with each try (100, 200, 400, 800,
- * 1600 ms: a neighbour's episode on the core lasts from milliseconds to
- * over a second), at most LK_CONTENTION_RELAUNCHES times per run, so that a
+ * then 1600 ms: a neighbour's episode on the core lasts from milliseconds to
+ * over a second), at most method.relaunches times per run, so that a
  * core that never issues four adds per cycle costs a few launches, not
  * a multiple of them.
  */
 static int relaunch_contended(struct acc *a, int p, int t, int last,
-			      int *budget)
+			      long max, int *budget)
 {
 	struct timespec pause;
 	long ms;
 
 	lk__classify(a);
-	if (*budget >= LK_CONTENTION_RELAUNCHES ||
+	if (*budget >= max ||
 	    !(launch_contended(a, p, t) || (last && run_short_of_clean(a))))
 		return 0;
-	ms = 100L << (*budget)++;
+	ms = 100L << (*budget < 4 ? *budget : 4);
+	++*budget;
 	pause.tv_sec = ms / 1000;
 	pause.tv_nsec = ms % 1000 * 1000000L;
 	nanosleep(&pause, NULL);
@@ -770,7 +771,7 @@ static int run_processes(struct lk_ctx *ctx, const struct lk_sweep *sw,
 				return ret;
 			if (relaunch_contended(a, p, t,
 					       p == m->processes - 1,
-					       &relaunched))
+					       m->relaunches, &relaunched))
 				continue;
 			if (!trimmed ||
 			    attempt_stable(a, p, t, m->trim_tolerance))

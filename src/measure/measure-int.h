@@ -37,11 +37,6 @@ int lk_measure_record_failure(struct lk_ctx *ctx, struct lk_store *s,
  * sample do not see what happens inside it).
  */
 #define LK_MIN_UNCONTENDED 10
-/* Launches of one run relaunched, at most: those whose samples were all
- * contended, and the last when the run is short of uncontended samples
- * (launch.c). */
-#define LK_CONTENTION_RELAUNCHES 5
-
 /* One sample, converted to per-step figures. */
 struct conv {
 	int process, attempt, region, kept;

@@ -4,6 +4,11 @@ set -eu
 E2E_DIR=$(pwd)/tests/e2e
 # Python helpers the tests share (lkstats.py).
 export PYTHONPATH="$E2E_DIR${PYTHONPATH:+:$PYTHONPATH}"
+# Two tests run at a time, each the other's neighbour on a 2-core machine,
+# so the contention rule often relaunches: the tests check properties, not
+# figures stable to 1 %, and 3 relaunches (the budget until 2026-11-28)
+# keep make check's time bounded (doc/method.md). t0210 tests the default.
+export LOOPKIT_RELAUNCHES="${LOOPKIT_RELAUNCHES:-3}"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "$*"; exit 77; }
 # check DESCRIPTION COMMAND...: run, fail with the description if false.

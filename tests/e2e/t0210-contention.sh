@@ -12,6 +12,8 @@
 command -v python3 >/dev/null || skip "python3 not installed"
 command -v sqlite3 >/dev/null || skip "sqlite3 not installed"
 cd "$TMPD"
+# The relaunch rule at its default budget (lib.sh lowers it for the suite).
+unset LOOPKIT_RELAUNCHES
 
 cat >fake.c <<'C'
 /* Made-up samples: 1000 ticks uncontended, 1100 contended. MODE 1: one
@@ -100,6 +102,26 @@ done <<'EOF'
 5 1000 24 3 -
 6 1000 18 4 -
 EOF
+# The budget: method.relaunches, else $LOOPKIT_RELAUNCHES. Mode 2's
+# second launch is launched again once, or not at all.
+FAKE_MARK=$TMPD/markb1 "$LOOPKIT" run -q -o b1 -p 3 -r 12 -D MODE=2 -m tsc \
+	--method relaunches=1 fake.c >/dev/null || fail "relaunches=1: $?"
+FAKE_MARK=$TMPD/markb0 LOOPKIT_RELAUNCHES=0 "$LOOPKIT" run -q -o b0 -p 3 \
+	-r 12 -D MODE=2 -m tsc fake.c >/dev/null || fail "RELAUNCHES=0: $?"
+[ "$(sqlite3 b1/store.db "select attempts from runs")" = 4 ] &&
+	[ "$(sqlite3 b0/store.db "select attempts from runs")" = 3 ] ||
+	fail "a budget of 1 and 0: 4 and 3 launches"
+set +e
+LOOPKIT_RELAUNCHES=many "$LOOPKIT" run -q -o b0 -D MODE=2 fake.c 2>err
+rc=$?
+"$LOOPKIT" run -q -o b0 --method relaunches=11 -D MODE=2 fake.c 2>err2
+rc2=$?
+set -e
+[ $rc = 2 ] && [ "$(cat err)" = "loopkit: error: LOOPKIT_RELAUNCHES: \
+'many' is not an integer from 0 to 10" ] || fail "bad LOOPKIT_RELAUNCHES: \
+$rc $(cat err)"
+[ $rc2 = 2 ] && grep -q "relaunches: expected an integer from 0 to 10" err2 ||
+	fail "relaunches=11: $rc2 $(cat err2)"
 # Every probe is stored per sample, the dropped launches' too.
 [ "$(sqlite3 s2/store.db "select count(*) from samples
 	where metric = 'contention' and value > 1.2")" = 95 ] ||

@@ -242,7 +242,8 @@ Test(config, method_set_messages)
 				  "(allowed: warmup, steps, min-sample-ticks,"
 				  " repetitions, processes, reducer, "
 				  "stability.runs, stability.tolerance, "
-				  "stability.retries, cache, cpu, fifo, "
+				  "stability.retries, relaunches, cache, cpu, "
+				  "fifo, "
 				  "calibrate, aslr, align-functions, opt-report,"
 				  " timeout, memory-limit, mode)");
 	lk_method_set(&ctx, &m, "cpu", "x", "f:2");
@@ -257,9 +258,42 @@ Test(config, method_set_messages)
 	cr_assert_eq(m.opt_report, 1);
 	text = lk_method_canonical(&m);
 	cr_assert_not_null(strstr(text, ";opt-report=1"));
+	cr_assert_null(strstr(text, "relaunches"));
 	free(text);
 	cr_assert_eq(lk_method_set(&ctx, &m, "opt-report", "maybe", NULL),
 		     LK_EINPUT);
+	/* relaunches: 0 to 10, in the run key only when not the default. */
+	cr_assert_eq(lk_method_set(&ctx, &m, "relaunches", "11", NULL),
+		     LK_EINPUT);
+	cr_assert_str_eq(ctx.msg, "bad value '11' for method.relaunches: "
+				  "expected an integer from 0 to 10");
+	cr_assert_eq(lk_method_set(&ctx, &m, "relaunches", "0", NULL), 0);
+	text = lk_method_canonical(&m);
+	cr_assert_not_null(strstr(text, ";relaunches=0"));
+	free(text);
+}
+
+/* $LOOPKIT_RELAUNCHES sets the default budget; a bad value is refused
+ * (the CLI exits 2 before any method is made) and leaves the default. */
+Test(config, relaunches_env)
+{
+	struct lk_method m;
+	long n = -1;
+
+	setenv("LOOPKIT_RELAUNCHES", "2", 1);
+	lk_method_init(&m);
+	cr_assert_eq(m.relaunches, 2);
+	cr_assert_eq(lk_relaunches_env(&n), 1);
+	cr_assert_eq(n, 2);
+	setenv("LOOPKIT_RELAUNCHES", "11", 1);
+	cr_assert_eq(lk_relaunches_env(&n), -1);
+	setenv("LOOPKIT_RELAUNCHES", "2x", 1);
+	lk_method_init(&m);
+	cr_assert_eq(m.relaunches, LK_RELAUNCHES_DEFAULT);
+	unsetenv("LOOPKIT_RELAUNCHES");
+	cr_assert_eq(lk_relaunches_env(&n), 0);
+	lk_method_init(&m);
+	cr_assert_eq(m.relaunches, 5);
 }
 
 Test(config, method_canonical)
