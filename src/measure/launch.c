@@ -728,8 +728,8 @@ static int run_short_of_clean(const struct acc *a)
  * A launch whose samples were all contended is launched again, and so is
  * the run's last launch when the run is short of uncontended samples
  * (above), after a pause that doubles with each try (100, 200, 400, 800,
- * then 1600 ms: a neighbour's episode on the core lasts from milliseconds to
- * over a second), at most method.relaunches times per run, so that a
+ * then 1600 ms: a neighbour's episode on the core lasts from milliseconds
+ * to over a second), at most method.relaunches times per run, so that a
  * core that never issues four adds per cycle costs a few launches, not
  * a multiple of them.
  */

@@ -37,6 +37,7 @@ int lk_measure_record_failure(struct lk_ctx *ctx, struct lk_store *s,
  * sample do not see what happens inside it).
  */
 #define LK_MIN_UNCONTENDED 10
+
 /* One sample, converted to per-step figures. */
 struct conv {
 	int process, attempt, region, kept;
