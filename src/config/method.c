@@ -196,30 +196,33 @@ static int set_retries(struct lk_method *m, const char *v, const char **why)
 	return parse_count(v, 0, &m->trim_retries, why);
 }
 
-int lk_relaunches_env(long *out)
+/* A relaunch budget, 0 to LK_RELAUNCHES_MAX: 0, or -1. */
+static int parse_relaunches(const char *v, long *out)
 {
-	const char *v = getenv("LOOPKIT_RELAUNCHES");
 	long n;
 
-	if (!v)
-		return 0;
 	if (lk_parse_decimal(v, &n) || n < 0 || n > LK_RELAUNCHES_MAX)
 		return -1;
 	*out = n;
-	return 1;
+	return 0;
+}
+
+int lk_relaunches_env(long *out)
+{
+	const char *v = getenv("LOOPKIT_RELAUNCHES");
+
+	if (!v)
+		return 0;
+	return parse_relaunches(v, out) ? -1 : 1;
 }
 
 static int set_relaunches(struct lk_method *m, const char *v,
 			  const char **why)
 {
-	long n;
-
-	if (lk_parse_decimal(v, &n) || n < 0 || n > LK_RELAUNCHES_MAX) {
-		*why = "expected an integer from 0 to 10";
-		return -1;
-	}
-	m->relaunches = n;
-	return 0;
+	if (!parse_relaunches(v, &m->relaunches))
+		return 0;
+	*why = "expected an integer from 0 to 10";
+	return -1;
 }
 
 static int set_cache(struct lk_method *m, const char *v, const char **why)
