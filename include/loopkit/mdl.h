@@ -316,11 +316,11 @@ struct lk_mdl_knn_seed {
 };
 
 struct lk_mdl_knn_opts {
-	int kmax;      /* steps per decomposition (8) */
+	int kmax;      /* steps per decomposition (3) */
 	int orders;    /* weighted orders (1: greedy only) */
 };
 
-/* kmax 8, orders 1. */
+/* kmax 3, orders 1. */
 void lk_mdl_knn_opts_init(struct lk_mdl_knn_opts *o);
 
 struct lk_mdl_knn_step {
@@ -341,7 +341,10 @@ struct lk_mdl_knn_result {
  * The iterative k-NN of doc/loopkit-mdl.md over seeds[0..n): r = t;
  * up to kmax times, x = the seed nearest to r (Euclidean, first on a
  * tie), s = max(0, <r,x>/<x,x>); stop if s = 0; value += s * perf,
- * r = max(0, r - s x) per component; stop when |r| <= 1e-6 |t|. With
+ * r = max(0, r - s x) per component; stop when |r| <= 1e-6 |t| or
+ * when r keeps only streams (every other feature of r within 5 % of
+ * t's: the work is accounted for, the seeds spread it over fewer
+ * streams). With
  * orders K > 1, decomposition j (2..K) starts from the j-th nearest
  * seed to t, then goes on greedily; value = sum_j P_j / j / sum_j 1/j.
  * Seeds whose features are all 0 are never chosen. *out owns its

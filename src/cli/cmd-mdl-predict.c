@@ -279,7 +279,8 @@ static int is_mdl(const char *operand)
 int cmd_mdl_predict(int argc, char **argv)
 {
 	struct predict_args a = {"loopkit.d", "auto", "all", "joint", NULL, NULL,
-				 1, 8, 0, 0, 0, 0};
+				 0, 0, 0, 0, 0, 0};
+	struct lk_mdl_knn_opts knn;
 	const struct lk_opt opts[] = {
 		{'o', "output", LK_OPT_STRING, &a.dir, "DIR",
 		 "the campaign store holding the database (loopkit.d)"},
@@ -292,7 +293,7 @@ int cmd_mdl_predict(int argc, char **argv)
 		 "joint (one target, default) or sum (per µkernel)"},
 		{0, "orders", LK_OPT_LONG, &a.orders, "K",
 		 "weighted k-NN orders (default 1: greedy)"},
-		{0, "kmax", LK_OPT_LONG, &a.kmax, "N", "steps at most (8)"},
+		{0, "kmax", LK_OPT_LONG, &a.kmax, "N", "steps at most (3)"},
 		{0, "trace", LK_OPT_BOOL, &a.trace, NULL,
 		 "print each step: seed, scale, residual"},
 		{0, "json", LK_OPT_BOOL, &a.json, NULL, "print JSON"},
@@ -301,11 +302,14 @@ int cmd_mdl_predict(int argc, char **argv)
 		{0, "loop", LK_OPT_STRING, &a.loop, "ADDR",
 		 "a binary's loop whose first instruction is at ADDR"},
 		LK_OPT_END};
-	int first = lk_opts_parse("mdl predict", usage, opts, argc, argv);
 	struct lk_ctx ctx;
 	char *path;
-	int ret;
+	int first, ret;
 
+	lk_mdl_knn_opts_init(&knn);
+	a.orders = knn.orders;
+	a.kmax = knn.kmax;
+	first = lk_opts_parse("mdl predict", usage, opts, argc, argv);
 	if (first < 0)
 		return first == -1 ? 0 : 2;
 	if (first != argc - 1)

@@ -9,7 +9,7 @@
 
 #include "predict-mdl.h"
 
-#define MDL_TOOL_VERSION "mdl-1"
+#define MDL_TOOL_VERSION "mdl-2"
 #define MDL_TOOL_UNIT "tsc-calibrated-cycles/iter"
 
 static const char *const tool_names[] = {"mdl", "mdl-l2", "mdl-l3",

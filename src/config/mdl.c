@@ -7,7 +7,7 @@
  *     levels: [L1, L2, L3, RAM]   # default: the database's levels
  *     max-streams: 7              # replay refuses loops with more
  *     orders: 1                   # k-NN weighted orders
- *     kmax: 8                     # k-NN steps at most
+ *     kmax: 3                     # k-NN steps at most
  *     combine: joint              # or sum (per µkernel)
  *     mca: true                   # llvm-mca beside, when installed
  */

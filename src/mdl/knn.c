@@ -1,7 +1,8 @@
 /*
  * The iterative k-NN of MDL-PEF (doc/loopkit-mdl.md, "predict"): the
  * nearest seed to the residual, scaled by least squares, accumulated,
- * subtracted with saturation, until the residual vanishes.
+ * subtracted with saturation, until the residual vanishes or keeps
+ * only a stream count.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -11,10 +12,14 @@
 
 #define NF LK_MDL_NFEATURES
 #define KNN_EPS 1e-6
+/* The stream count's place in a feature vector (store.h). */
+#define F_STREAMS 2
+/* A feature within this share of the target's counts as accounted for. */
+#define KNN_DONE 0.05
 
 void lk_mdl_knn_opts_init(struct lk_mdl_knn_opts *o)
 {
-	o->kmax = 8;
+	o->kmax = 3;
 	o->orders = 1;
 }
 
@@ -70,6 +75,22 @@ struct decomposition {
 	int order;
 };
 
+/*
+ * Whether r keeps nothing of t but streams: every load, store,
+ * operation and far line accounted for. The seeds then spread the same
+ * work over fewer streams; another load stream would count its loads
+ * twice.
+ */
+static int streams_only(const double *t, const double *r)
+{
+	int k;
+
+	for (k = 0; k < NF; k++)
+		if (k != F_STREAMS && r[k] > KNN_DONE * t[k])
+			return 0;
+	return 1;
+}
+
 /* One step with seed x: 0 stop (no progress or done), 1 go on. */
 static int step(const double *t, double *r, const struct lk_mdl_knn_seed *x,
 		size_t xi, struct decomposition *d)
@@ -90,7 +111,7 @@ static int step(const double *t, double *r, const struct lk_mdl_knn_seed *x,
 		tr->steps[tr->nsteps++] = (struct lk_mdl_knn_step){
 			d->order, xi, s, d->residual};
 	}
-	return d->residual > KNN_EPS * sqrt(dot(t, t));
+	return d->residual > KNN_EPS * sqrt(dot(t, t)) && !streams_only(t, r);
 }
 
 /* The greedy decomposition of t, its first seed the first-rank-th

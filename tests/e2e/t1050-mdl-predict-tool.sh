@@ -38,7 +38,7 @@ for b in blocks:
     p = {x["tool"]: x for x in b["predictions"]}
     assert sorted(p) == ["mdl", "mdl-ram"], p
     for t, x in p.items():
-        assert x["version"] == "mdl-1", x
+        assert x["version"] == "mdl-2", x
         level = "L1" if t == "mdl" else "RAM"
         assert x["params"].startswith("level=%s db=scalar:%s " % (level, db)), x
         assert x["unit"] == "tsc-calibrated-cycles/iter", x

@@ -163,7 +163,7 @@ Test(mdl_knn, a_seed_predicts_itself_in_one_step)
 	struct lk_mdl_knn_result r;
 	size_t i;
 
-	cr_assert_eq(o.kmax, 8);
+	cr_assert_eq(o.kmax, 3);
 	cr_assert_eq(o.orders, 1);
 	for (i = 0; i + 1 < NDB; i++) {
 		lk_mdl_knn(db[i].f, db, NDB, &o, &r);
@@ -261,20 +261,60 @@ Test(mdl_knn, orders_weight_later_starts)
 {
 	/* Order 1 starts from L1S0 (exact: 0.25); order 2 from the second
 	 * nearest, L2S0, at scale <t,x>/<x,x> = 3/5, leaving r = (0.4, 0,
-	 * 0, 0, 0); then L1S0 seven times at half the residual's load each
-	 * (its stream count is not in r any more): scales 0.2, 0.1, ...
+	 * 0, 0, 0); then L1S0 at half the residual's load each step (its
+	 * stream count is not in r any more): scales 0.2, 0.1, 0.05, until
+	 * kmax steps or a load left within 5 % of the target's (0.05).
 	 * Final: (P1 + P2 / 2) / (1 + 1/2). */
 	const double t[LK_MDL_NFEATURES] = {1, 0, 1, 0, 0};
 	struct lk_mdl_knn_opts o = opts();
 	struct lk_mdl_knn_result r;
-	double p2 = 0.5 * 0.6 + 0.25 * 0.4 * (1 - 1.0 / 128);
+	int kmax;
 
 	o.orders = 2;
-	lk_mdl_knn(t, db, NDB, &o, &r);
-	cr_assert_float_eq(r.value, (0.25 + p2 / 2) / 1.5, 1e-12,
-			   "%.17g", r.value);
-	cr_assert_eq(r.steps[0].order, 1);
-	cr_assert_eq(r.steps[r.nsteps - 1].order, 2);
+	for (kmax = 1; kmax <= 8; kmax++) {
+		int steps2 = kmax < 4 ? kmax : 4;
+		double p2 = 0.5 * 0.6 + 0.25 * 0.4 * (1 - ldexp(1, 1 - steps2));
+
+		o.kmax = kmax;
+		lk_mdl_knn(t, db, NDB, &o, &r);
+		cr_assert_float_eq(r.value, (0.25 + p2 / 2) / 1.5, 1e-12,
+				   "kmax %d: %.17g", kmax, r.value);
+		cr_assert_eq(r.steps[0].order, 1);
+		cr_assert_eq(r.steps[r.nsteps - 1].order, 2);
+		cr_assert_eq(r.nsteps, 1 + (size_t)steps2);
+		lk_mdl_knn_result_release(&r);
+	}
+}
+
+/* A residual of streams alone ends the decomposition: the loads are
+ * accounted for, and one more load stream would count them twice. */
+Test(mdl_knn, a_residual_of_streams_alone_stops)
+{
+	/* Two loads over two streams: L1S0 at scale (1 + 2) / 2 = 1.5
+	 * leaves r = (0, 0, 0.5, 0, 0). Without the rule, L1S0 again at
+	 * 0.25, 0.125: the loads of 1.875 streams. */
+	static const struct lk_mdl_knn_seed two[] = {
+		{"L1S0", {1, 0, 1, 0, 0}, 0.25},
+		{"L2", {2, 0, 1, 0, 0}, 0.5}};
+	const double t[LK_MDL_NFEATURES] = {1, 0, 2, 0, 0};
+	/* A load left over (more than 5 % of the target's, 0.075) goes
+	 * on: L1S0 at 1.25 leaves r = (0.25, 0, 0, 0, 0), then at 0.125
+	 * and 0.0625 leaves 0.125 and 0.0625. */
+	const double u[LK_MDL_NFEATURES] = {1.5, 0, 1, 0, 0};
+	struct lk_mdl_knn_opts o = opts();
+	struct lk_mdl_knn_result r;
+
+	o.kmax = 8;
+	lk_mdl_knn(t, two, 2, &o, &r);
+	cr_assert_eq(r.nsteps, 1);
+	cr_assert_float_eq(r.steps[0].scale, 1.5, 1e-12);
+	cr_assert_float_eq(r.value, 1.5 * 0.25, 1e-12);
+	cr_assert_float_eq(r.residual, 0.5 / sqrt(5), 1e-12);
+	lk_mdl_knn_result_release(&r);
+	lk_mdl_knn(u, two, 2, &o, &r);
+	cr_assert_eq(r.nsteps, 3);
+	cr_assert_float_eq(r.steps[0].scale, 1.25, 1e-12);
+	cr_assert_float_eq(r.value, 0.25 * (1.25 + 0.125 + 0.0625), 1e-12);
 	lk_mdl_knn_result_release(&r);
 }
 
