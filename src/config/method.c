@@ -211,7 +211,7 @@ int lk_relaunches_env(long *out)
 {
 	const char *v = getenv("LOOPKIT_RELAUNCHES");
 
-	if (!v)
+	if (!v || !*v)          /* empty is unset, as for LANG= */
 		return 0;
 	return parse_relaunches(v, out) ? -1 : 1;
 }

@@ -274,7 +274,8 @@ Test(config, method_set_messages)
 }
 
 /* $LOOPKIT_RELAUNCHES sets the default budget; a bad value is refused
- * (the CLI exits 2 before any method is made) and leaves the default. */
+ * (the CLI exits 2 before any method is made) and leaves the default;
+ * an empty one is unset. */
 Test(config, relaunches_env)
 {
 	struct lk_method m;
@@ -290,6 +291,10 @@ Test(config, relaunches_env)
 	setenv("LOOPKIT_RELAUNCHES", "2x", 1);
 	lk_method_init(&m);
 	cr_assert_eq(m.relaunches, LK_RELAUNCHES_DEFAULT);
+	setenv("LOOPKIT_RELAUNCHES", "", 1);
+	cr_assert_eq(lk_relaunches_env(&n), 0);
+	lk_method_init(&m);
+	cr_assert_eq(m.relaunches, 5);
 	unsetenv("LOOPKIT_RELAUNCHES");
 	cr_assert_eq(lk_relaunches_env(&n), 0);
 	lk_method_init(&m);
