@@ -317,10 +317,10 @@ struct lk_mdl_knn_seed {
 
 struct lk_mdl_knn_opts {
 	int kmax;      /* steps per decomposition (3) */
-	int orders;    /* weighted orders (1: greedy only) */
+	int orders;    /* weighted orders (2; 1: greedy only) */
 };
 
-/* kmax 3, orders 1. */
+/* kmax 3, orders 2. */
 void lk_mdl_knn_opts_init(struct lk_mdl_knn_opts *o);
 
 struct lk_mdl_knn_step {

@@ -292,7 +292,7 @@ int cmd_mdl_predict(int argc, char **argv)
 		{0, "combine", LK_OPT_STRING, &a.combine, "HOW",
 		 "joint (one target, default) or sum (per µkernel)"},
 		{0, "orders", LK_OPT_LONG, &a.orders, "K",
-		 "weighted k-NN orders (default 1: greedy)"},
+		 "weighted k-NN orders (default 2; 1: greedy)"},
 		{0, "kmax", LK_OPT_LONG, &a.kmax, "N", "steps at most (3)"},
 		{0, "trace", LK_OPT_BOOL, &a.trace, NULL,
 		 "print each step: seed, scale, residual"},

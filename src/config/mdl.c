@@ -6,7 +6,7 @@
  *   mdl:
  *     levels: [L1, L2, L3, RAM]   # default: the database's levels
  *     max-streams: 7              # replay refuses loops with more
- *     orders: 1                   # k-NN weighted orders
+ *     orders: 2                   # k-NN weighted orders
  *     kmax: 3                     # k-NN steps at most
  *     combine: joint              # or sum (per µkernel)
  *     mca: true                   # llvm-mca beside, when installed

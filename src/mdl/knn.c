@@ -20,7 +20,7 @@
 void lk_mdl_knn_opts_init(struct lk_mdl_knn_opts *o)
 {
 	o->kmax = 3;
-	o->orders = 1;
+	o->orders = 2;
 }
 
 static double dot(const double *a, const double *b)

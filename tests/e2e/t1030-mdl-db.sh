@@ -51,20 +51,31 @@ grep -q " 0 measured now, $u stored earlier, 0 not ok" build2.out ||
 "$LOOPKIT" mdl db export -o d >db2.csv
 cmp -s db1.csv db2.csv || fail "rerun changed the database"
 
-# predict: a seed's own description gives its stored value, per level.
-"$LOOPKIT" mdl predict seed:L2S0 -o d --isa scalar --json >p.json ||
-	fail "predict: $(cat p.json)"
-python3 - p.json db1.csv <<'PY' || fail "predict: $(cat p.json)"
+# predict: a seed's own description gives its stored value, per level,
+# greedily (--orders 1); by default (orders 2) the weighted mean of that
+# and the decomposition that starts from the second nearest seed,
+# L1S0 here (the same loads over half the streams), 2:1.
+"$LOOPKIT" mdl predict seed:L2S0 -o d --isa scalar --orders 1 --json \
+	>p.json || fail "predict: $(cat p.json)"
+"$LOOPKIT" mdl predict seed:L2S0 -o d --isa scalar --json >p2.json ||
+	fail "predict: $(cat p2.json)"
+python3 - p.json db1.csv p2.json <<'PY' || fail "predict: $(cat p.json p2.json)"
 import csv, json, sys
 p = json.load(open(sys.argv[1]))
+p2 = json.load(open(sys.argv[3]))
 v = {(r["seed"], r["level"]): float(r["value"])
      for r in csv.DictReader(open(sys.argv[2]))}
 assert [x["level"] for x in p["predictions"]] == ["L1", "RAM"], p
-for x in p["predictions"]:
+for x, y in zip(p["predictions"], p2["predictions"]):
     want = v["L2S0", x["level"]]
     assert abs(x["value"] - want) <= 1e-9 * want, (x, want)
     assert x["source"] == "tsc-calibrated" and x["residual"] == 0, x
     assert [s["seed"] for s in x["trace"]] == ["L2S0"], x
+    assert [(s["order"], s["seed"]) for s in y["trace"]] == \
+        [(1, "L2S0"), (2, "L1S0")], y
+    s2 = y["trace"][1]["scale"]
+    want2 = (want + s2 * v["L1S0", x["level"]] / 2) / 1.5
+    assert abs(y["value"] - want2) <= 1e-9 * want2, (y, want2)
 PY
 "$LOOPKIT" mdl predict seed:L1S0A1M1 -o d --isa scalar --level L1 --trace \
 	>trace.txt || fail "trace"

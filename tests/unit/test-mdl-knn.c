@@ -149,12 +149,23 @@ static const struct lk_mdl_knn_seed db[] = {
 };
 #define NDB (sizeof(db) / sizeof(db[0]))
 
+/* The defaults, greedy: the tests below follow one decomposition. */
 static struct lk_mdl_knn_opts opts(void)
 {
 	struct lk_mdl_knn_opts o;
 
 	lk_mdl_knn_opts_init(&o);
+	o.orders = 1;
 	return o;
+}
+
+Test(mdl_knn, defaults)
+{
+	struct lk_mdl_knn_opts o;
+
+	lk_mdl_knn_opts_init(&o);
+	cr_assert_eq(o.kmax, 3);
+	cr_assert_eq(o.orders, 2);
 }
 
 Test(mdl_knn, a_seed_predicts_itself_in_one_step)
@@ -163,8 +174,6 @@ Test(mdl_knn, a_seed_predicts_itself_in_one_step)
 	struct lk_mdl_knn_result r;
 	size_t i;
 
-	cr_assert_eq(o.kmax, 3);
-	cr_assert_eq(o.orders, 1);
 	for (i = 0; i + 1 < NDB; i++) {
 		lk_mdl_knn(db[i].f, db, NDB, &o, &r);
 		cr_assert_eq(r.nsteps, 1, "%s", db[i].name);
