@@ -789,6 +789,16 @@ void lk_verdict_row_release(struct lk_verdict_row *v);
 
 #define LK_MDL_NFEATURES 6
 
+/* A feature's place in the vector (doc/loopkit-mdl.md, "predict"). */
+enum lk_mdl_feature {
+	LK_MDL_F_LOAD,       /* loads per stream */
+	LK_MDL_F_STORE,      /* stores per stream */
+	LK_MDL_F_STREAMS,
+	LK_MDL_F_ADD,
+	LK_MDL_F_MUL,
+	LK_MDL_F_FAR         /* new lines of far accesses */
+};
+
 struct lk_mdl_seed_row {
 	char *name, *kind, *mdl;            /* mdl: the seed's text */
 	double features[LK_MDL_NFEATURES];  /* load/S, store/S, S, add, mul,

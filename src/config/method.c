@@ -9,6 +9,9 @@
 #include "config-int.h"
 #include "loopkit/subprocess.h"
 
+#define STR_(x) #x
+#define STR(x) STR_(x)     /* a macro's value as a string */
+
 const char *const lk_metric_names[] = {
 	"tsc", "ns", "cycles", "instructions", "l1d-misses", "llc-misses",
 	"branch-misses", "task-clock", "page-faults", "context-switches",
@@ -221,7 +224,7 @@ static int set_relaunches(struct lk_method *m, const char *v,
 {
 	if (!parse_relaunches(v, &m->relaunches))
 		return 0;
-	*why = "expected an integer from 0 to 10";
+	*why = "expected an integer from 0 to " STR(LK_RELAUNCHES_MAX);
 	return -1;
 }
 

@@ -172,13 +172,15 @@ static void to_features(const struct lk_mdl *m, const struct tally *t,
 		streams += t->flows[i];
 	memset(f, 0, LK_MDL_NFEATURES * sizeof(*f));
 	if (streams) {
-		f[0] = (double)(t->in_bytes / t->elem) / (double)streams;
-		f[1] = (double)(t->out_bytes / t->elem) / (double)streams;
+		f[LK_MDL_F_LOAD] = (double)(t->in_bytes / t->elem) /
+				   (double)streams;
+		f[LK_MDL_F_STORE] = (double)(t->out_bytes / t->elem) /
+				    (double)streams;
 	}
-	f[2] = (double)streams;
-	f[3] = (double)t->add;
-	f[4] = (double)t->mul;
-	f[5] = far_lines(t, m->nflows);
+	f[LK_MDL_F_STREAMS] = (double)streams;
+	f[LK_MDL_F_ADD] = (double)t->add;
+	f[LK_MDL_F_MUL] = (double)t->mul;
+	f[LK_MDL_F_FAR] = far_lines(t, m->nflows);
 }
 
 int lk_mdl_element_bytes(const struct lk_mdl *m)

@@ -12,8 +12,6 @@
 
 #define NF LK_MDL_NFEATURES
 #define KNN_EPS 1e-6
-/* The stream count's place in a feature vector (store.h). */
-#define F_STREAMS 2
 /* A feature within this share of the target's counts as accounted for. */
 #define KNN_DONE 0.05
 
@@ -86,7 +84,7 @@ static int streams_only(const double *t, const double *r)
 	int k;
 
 	for (k = 0; k < NF; k++)
-		if (k != F_STREAMS && r[k] > KNN_DONE * t[k])
+		if (k != LK_MDL_F_STREAMS && r[k] > KNN_DONE * t[k])
 			return 0;
 	return 1;
 }
