@@ -395,7 +395,8 @@ struct lk_variant {
  * Load and validate a sweep file. Relative source paths are relative to
  * the file's directory. Unknown keys, wrong types, empty axes, unknown
  * metrics, missing sources, bad filters: LK_EINPUT with "file:line:
- * message"; a file that cannot be read: LK_ESYS. NULL *out on failure.
+ * message"; a path that names nothing or no regular file: LK_EINPUT;
+ * a file that cannot be read otherwise: LK_ESYS. NULL *out on failure.
  * Limits: a range gives at most 100,000 values, all axes together at
  * most 1,000,000, at most 1000 axes, 100,000 values in all filters,
  * lists and maps nested at most 64 deep. An optional key left empty

@@ -474,8 +474,9 @@ int lk_sweep_load(struct lk_ctx *ctx, const char *path, struct lk_sweep **out)
 	int ret;
 
 	*out = NULL;
-	ret = lk_file_read(ctx, path, &text, &len);
-	if (ret)
+	/* A path that names nothing is the user's mistake (exit 2). */
+	if ((ret = lk_file_check_regular(ctx, path)) ||
+	    (ret = lk_file_read(ctx, path, &text, &len)))
 		return ret;
 	ret = lk_sweep_parse(ctx, path, text, len, out);
 	free(text);

@@ -31,6 +31,15 @@ set +e
 "$LOOPKIT" run -q -c syntax.yaml 2>err; rc=$?
 set -e
 [ $rc -eq 2 ] && grep -q 'syntax.yaml:[0-9]*:' err || fail "YAML syntax error"
+# A sweep file that is not there: the user's mistake, as a missing source.
+for cmd in "run -q" "campaign" "mdl eval"; do
+	set +e
+	"$LOOPKIT" $cmd -c none.yaml >out 2>err; rc=$?
+	set -e
+	[ $rc -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] &&
+		grep -q "^loopkit: error: cannot open none.yaml: No such file" err ||
+		fail "$cmd -c none.yaml: exit $rc, $(cat err)"
+done
 
 after=$(sqlite3 loopkit.d/store.db "select count(*) from runs")
 [ "$before" -eq "$after" ] || fail "nothing lost or added: $before/$after"

@@ -671,12 +671,14 @@ Test(config, expand_at_the_limit, .timeout = 60)
 
 /* ---- loading --------------------------------------------------------- */
 
+/* A path that names nothing is the user's mistake (exit 2), not a
+ * failed system call. */
 Test(config, load_missing_file)
 {
 	struct lk_sweep *s = (void *)1;
 
 	cr_assert_eq(lk_sweep_load(&ctx, "/nonexistent/sweep.yaml", &s),
-		     LK_ESYS);
+		     LK_EINPUT);
 	cr_assert_null(s);
 	cr_assert(strstr(ctx.msg, "/nonexistent/sweep.yaml"), "%s", ctx.msg);
 }
