@@ -91,7 +91,32 @@ static void add_symbol(struct elf_image *img, const char *name,
 	s->shndx = st->st_shndx < SHN_LORESERVE ? st->st_shndx : 0;
 }
 
-/* The STT_FUNC symbols of one symbol table section; how many. */
+/* Is section ndx of img executable code? */
+static int exec_section(const struct elf_image *img, size_t ndx)
+{
+	Elf_Scn *scn = ndx && ndx < SHN_LORESERVE ? elf_getscn(img->elf, ndx)
+						   : NULL;
+	GElf_Shdr sh;
+
+	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
+}
+
+/* A function: an STT_FUNC symbol, or a global label in code without a
+ * type (hand-written assembly without '.type f, @function'). */
+static int is_function(const struct elf_image *img, const GElf_Sym *st)
+{
+	int bind = GELF_ST_BIND(st->st_info);
+
+	if (st->st_shndx == SHN_UNDEF)
+		return 0;
+	if (GELF_ST_TYPE(st->st_info) == STT_FUNC)
+		return 1;
+	return GELF_ST_TYPE(st->st_info) == STT_NOTYPE &&
+	       (bind == STB_GLOBAL || bind == STB_WEAK) &&
+	       exec_section(img, st->st_shndx);
+}
+
+/* The functions of one symbol table section; how many. */
 static size_t read_symtab(struct elf_image *img, Elf_Scn *scn,
 			  const GElf_Shdr *sh)
 {
@@ -105,15 +130,45 @@ static size_t read_symtab(struct elf_image *img, Elf_Scn *scn,
 	for (i = 0; i < n; i++) {
 		const char *name;
 
-		if (!gelf_getsym(data, (int)i, &st) ||
-		    GELF_ST_TYPE(st.st_info) != STT_FUNC ||
-		    st.st_shndx == SHN_UNDEF)
+		if (!gelf_getsym(data, (int)i, &st) || !is_function(img, &st))
 			continue;
 		name = elf_strptr(img->elf, sh->sh_link, st.st_name);
 		if (name && *name)
 			add_symbol(img, name, &st);
 	}
 	return img->nsyms - before;
+}
+
+/*
+ * A function without a size (assembly without '.size') reaches the
+ * next function of its section at a higher address, or the section's
+ * end. The symbols are sorted by address; in an object file every
+ * section starts at 0, so the next one of the same section is looked for.
+ */
+static void infer_sizes(struct elf_image *img)
+{
+	size_t i, j;
+
+	for (i = 0; i < img->nsyms; i++) {
+		struct elf_sym *s = &img->syms[i];
+		Elf_Scn *scn;
+		GElf_Shdr sh;
+		uint64_t end;
+
+		if (s->size || !(scn = elf_getscn(img->elf, s->shndx)) ||
+		    !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    s->addr < sh.sh_addr || s->addr - sh.sh_addr >= sh.sh_size)
+			continue;
+		end = sh.sh_addr + sh.sh_size;
+		for (j = i + 1; j < img->nsyms; j++)
+			if (img->syms[j].shndx == s->shndx &&
+			    img->syms[j].addr > s->addr) {
+				if (img->syms[j].addr < end)
+					end = img->syms[j].addr;
+				break;
+			}
+		s->size = end - s->addr;
+	}
 }
 
 /* .symtab when there is one (it holds static functions), else .dynsym. */
@@ -170,8 +225,10 @@ int elf_image_open(struct lk_ctx *ctx, const char *path,
 	if (ret)
 		goto fail;
 	read_symbols(img);
-	if (img->nsyms)
+	if (img->nsyms) {
 		qsort(img->syms, img->nsyms, sizeof(*img->syms), by_addr);
+		infer_sizes(img);
+	}
 	return 0;
 fail:
 	elf_image_close(img);

@@ -11,8 +11,21 @@
 
 /* ---- Innermost loops. ---- */
 
-static void dfs(const struct lk_cfg *cfg, size_t **pred, size_t *npred,
-		unsigned char *color, size_t b, unsigned char *backto)
+/* Predecessor lists, each edge once; an edge to a block still on the
+ * DFS stack is a back edge, and its source goes to src[] too. */
+struct edges {
+	size_t **pred, *npred;
+	size_t **src, *nsrc;       /* back-edge sources per header */
+};
+
+static void push(size_t **list, size_t *n, size_t b)
+{
+	*list = lk_reallocarray(*list, *n + 1, sizeof(**list));
+	(*list)[(*n)++] = b;
+}
+
+static void dfs(const struct lk_cfg *cfg, struct edges *e,
+		unsigned char *color, size_t b)
 {
 	size_t i;
 
@@ -22,41 +35,39 @@ static void dfs(const struct lk_cfg *cfg, size_t **pred, size_t *npred,
 
 		if (s >= cfg->nblocks)
 			continue;
-		pred[s] = lk_reallocarray(pred[s], npred[s] + 1,
-					  sizeof(**pred));
-		pred[s][npred[s]++] = b;
+		push(&e->pred[s], &e->npred[s], b);
 		if (color[s] == 1)
-			backto[s] = 1;
+			push(&e->src[s], &e->nsrc[s], b);
 		else if (!color[s])
-			dfs(cfg, pred, npred, color, s, backto);
+			dfs(cfg, e, color, s);
 	}
 	color[b] = 2;
 }
 
 /* The natural loop of header h: h and every block reaching one of its
- * back-edge sources without passing through h. */
-static void body_of(const struct lk_cfg *cfg, size_t **pred,
-		    const size_t *npred, size_t h, unsigned char *in)
+ * back-edge sources without passing through h (not the edges that
+ * enter the loop: from there the walk would climb into the loops
+ * around it). */
+static void body_of(const struct lk_cfg *cfg, const struct edges *e,
+		    size_t h, unsigned char *in)
 {
 	size_t *stack = lk_calloc(cfg->nblocks + 1, sizeof(*stack));
 	size_t top = 0, i;
 
 	memset(in, 0, cfg->nblocks);
 	in[h] = 1;
-	for (i = 0; i < npred[h]; i++)
-		if (!in[pred[h][i]]) {
-			/* only sources dominated by h matter; a DFS back
-			 * edge's source is one */
-			in[pred[h][i]] = 1;
-			stack[top++] = pred[h][i];
+	for (i = 0; i < e->nsrc[h]; i++)
+		if (!in[e->src[h][i]]) {
+			in[e->src[h][i]] = 1;
+			stack[top++] = e->src[h][i];
 		}
 	while (top) {
 		size_t b = stack[--top];
 
-		for (i = 0; i < npred[b]; i++)
-			if (!in[pred[b][i]]) {
-				in[pred[b][i]] = 1;
-				stack[top++] = pred[b][i];
+		for (i = 0; i < e->npred[b]; i++)
+			if (!in[e->pred[b][i]]) {
+				in[e->pred[b][i]] = 1;
+				stack[top++] = e->pred[b][i];
 			}
 	}
 	free(stack);
@@ -65,36 +76,40 @@ static void body_of(const struct lk_cfg *cfg, size_t **pred,
 void lk_mdl_loops(const struct lk_cfg *cfg, size_t **heads, size_t *n)
 {
 	size_t nb = cfg->nblocks, i, j;
-	size_t **pred = lk_calloc(nb + 1, sizeof(*pred));
-	size_t *npred = lk_calloc(nb + 1, sizeof(*npred));
+	struct edges e = {lk_calloc(nb + 1, sizeof(*e.pred)),
+			  lk_calloc(nb + 1, sizeof(*e.npred)),
+			  lk_calloc(nb + 1, sizeof(*e.src)),
+			  lk_calloc(nb + 1, sizeof(*e.nsrc))};
 	unsigned char *color = lk_calloc(nb + 1, 1);
-	unsigned char *back = lk_calloc(nb + 1, 1);
 	unsigned char *in = lk_calloc(nb + 1, 1);
 
 	*heads = NULL;
 	*n = 0;
 	for (i = 0; i < nb; i++)
-		if (!color[i] && (i == 0 || !npred[i]))
-			dfs(cfg, pred, npred, color, i, back);
+		if (!color[i] && (i == 0 || !e.npred[i]))
+			dfs(cfg, &e, color, i);
 	for (i = 0; i < nb; i++) {
 		int inner = 1;
 
-		if (!back[i])
+		if (!e.nsrc[i])
 			continue;
-		body_of(cfg, pred, npred, i, in);
+		body_of(cfg, &e, i, in);
 		for (j = 0; j < nb && inner; j++)
-			inner = j == i || !back[j] || !in[j];
+			inner = j == i || !e.nsrc[j] || !in[j];
 		if (!inner)
 			continue;
 		*heads = lk_reallocarray(*heads, *n + 1, sizeof(**heads));
 		(*heads)[(*n)++] = i;
 	}
-	for (i = 0; i < nb; i++)
-		free(pred[i]);
-	free(pred);
-	free(npred);
+	for (i = 0; i < nb; i++) {
+		free(e.pred[i]);
+		free(e.src[i]);
+	}
+	free(e.pred);
+	free(e.npred);
+	free(e.src);
+	free(e.nsrc);
 	free(color);
-	free(back);
 	free(in);
 }
 

@@ -1,7 +1,8 @@
 # loopkit mdl extract on the hand-written loops of tests/data/mdl/asm:
 # each extracts as the rules of doc/loopkit-mdl.md say (streams,
 # strides, offsets, coalesced sizes, Add/Mul, unroll, spill/fill,
-# refusals, carried recurrences), and the scalar, unrolled, vectorised
+# refusals, carried recurrences; the inner loop of a nest; a function
+# that is only a global label), and the scalar, unrolled, vectorised
 # and renamed triads share one canonical body; so do a scalar stencil
 # and its AVX2 forms with a register rotated through vperm2f128, or
 # through a vpermt2pd whose index vector is in the binary's .rodata.
@@ -109,6 +110,14 @@ expect("indirect", x["status"] == "refused" and
 x = get("branch")
 expect("branch", x["status"] == "refused" and
        x["reason"] == "control flow inside the loop body", "refused, branch")
+x = get("nested")
+expect("nested", x["status"] == "ok" and x["loop"] == "0x6" and
+       uk(x) == [([("s0", 8, 0, 8)], [("s1", 8, 0, 8)], 0, 1)],
+       "the inner loop of two, at 0x6, its row scaled")
+x = get("untyped")
+expect("untyped", x["status"] == "ok" and x["loop"] == "0x2" and
+       uk(x) == [([("s0", 8, 0, 8), ("s1", 8, 0, 8)], [("s2", 8, 0, 8)], 1, 0)],
+       "a global label without .type or .size is a function")
 x = get("eight-streams")
 expect("eight-streams", len(x["streams"]) == 8 and
        len(x["ukernels"][0]["in"]) == 7 and x["ukernels"][0]["add"] == 6,

@@ -213,6 +213,43 @@ static void extract(const uint8_t *code, size_t len,
 
 #define EXTRACT(code, x, canon) extract(code, sizeof(code), x, canon)
 
+/* A row scale inside a loop over rows (tests/data/mdl/asm/nested.s):
+ * xor %r8,%r8; [0x3] xor %rax,%rax; [0x6] movsd (%rdi,%rax,8),%xmm0;
+ * mulsd %xmm1,%xmm0; movsd %xmm0,(%rsi,%rax,8); inc %rax; cmp %rcx,%rax;
+ * jl 0x6; add $800,%rdi; add $800,%rsi; inc %r8; cmp %r9,%r8; jl 0x3 */
+static const uint8_t nested[] = {
+	0x4d, 0x31, 0xc0, 0x48, 0x31, 0xc0, 0xf2, 0x0f, 0x10, 0x04, 0xc7,
+	0xf2, 0x0f, 0x59, 0xc1, 0xf2, 0x0f, 0x11, 0x04, 0xc6, 0x48, 0xff,
+	0xc0, 0x48, 0x39, 0xc8, 0x7c, 0xea, 0x48, 0x81, 0xc7, 0x20, 0x03,
+	0x00, 0x00, 0x48, 0x81, 0xc6, 0x20, 0x03, 0x00, 0x00, 0x49, 0xff,
+	0xc0, 0x4d, 0x39, 0xc8, 0x7c, 0xd1, 0xc3,
+};
+
+/* The innermost loop of a nest is found from its back edge alone: the
+ * edge that enters it from the outer loop is not in its body (it was,
+ * and the walk climbed into the outer loop: no loop was innermost). */
+Test(mdl_extract, innermost_of_a_nest)
+{
+	struct lk_function fn = {0};
+	struct lk_cfg cfg;
+	struct lk_ctx ctx;
+	size_t *heads, n;
+
+	lk_ctx_init(&ctx);
+	fn.name = strdup("nested");
+	fn.addr = 0x1000;
+	fn.size = sizeof(nested);
+	fn.code = malloc(sizeof(nested));
+	memcpy(fn.code, nested, sizeof(nested));
+	cr_assert_eq(lk_cfg_build(&ctx, lk_decoder_x86_64(), &fn, &cfg), 0);
+	lk_mdl_loops(&cfg, &heads, &n);
+	cr_assert_eq(n, 1, "%zu innermost loops", n);
+	cr_expect_eq(cfg.blocks[heads[0]].start, 0x1006, "head at %#lx",
+		     (unsigned long)cfg.blocks[heads[0]].start);
+	free(heads);
+	lk_cfg_release(&cfg);
+}
+
 static const char triad_body[] =
 	"Trip: n\n"
 	"I/O: In: s0 n*8 s1 n*8 Out: s2 n*8\n"
