@@ -176,6 +176,10 @@ int lk_file_check_regular(struct lk_ctx *ctx, const char *path);
 /* lk_file_read_max at LK_FILE_MAX_TEXT. */
 int lk_file_read(struct lk_ctx *ctx, const char *path, LK_GIVE char **data,
 		 size_t *len);
+/* The same for a file the user named: a path that names nothing is
+ * LK_EINPUT, as with lk_file_check_regular. */
+int lk_file_read_input(struct lk_ctx *ctx, const char *path,
+		       LK_GIVE char **data, size_t *len);
 /* Write through a temporary file and rename(2): readers never see half. */
 int lk_file_write_atomic(struct lk_ctx *ctx, const char *path,
 			 const void *data, size_t len);

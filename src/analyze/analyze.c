@@ -15,12 +15,9 @@ static int read_input(struct lk_ctx *ctx, const char *path, char **text,
 	struct lk_buf b = LK_BUF_INIT;
 	char chunk[65536];
 	size_t n;
-	int ret;
 
-	if (strcmp(path, "-")) {
-		ret = lk_file_check_regular(ctx, path);
-		return ret ? ret : lk_file_read(ctx, path, text, len);
-	}
+	if (strcmp(path, "-"))
+		return lk_file_read_input(ctx, path, text, len);
 	while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0)
 		lk_buf_add(&b, chunk, n);
 	*len = b.len;

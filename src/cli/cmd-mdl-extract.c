@@ -167,10 +167,7 @@ int cmd_mdl_input(struct lk_ctx *ctx, const char *path, const char *function,
 		in->name = function ? lk_strdup(function) : NULL;
 		return 0;
 	}
-	ret = lk_file_check_regular(ctx, path);
-	if (!ret)
-		ret = lk_file_read(ctx, path, &text, &len);
-	if (ret)
+	if ((ret = lk_file_read_input(ctx, path, &text, &len)))
 		return ret;
 	in->name = function ? lk_strdup(function) : first_global(text);
 	free(text);

@@ -45,11 +45,8 @@ static int read_input(struct lk_ctx *ctx, const char *path, char **text,
 	char chunk[65536];
 	size_t n;
 
-	if (strcmp(path, "-")) {
-		int ret = lk_file_check_regular(ctx, path);
-
-		return ret ? ret : lk_file_read(ctx, path, text, len);
-	}
+	if (strcmp(path, "-"))
+		return lk_file_read_input(ctx, path, text, len);
 	while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0) {
 		if (b.len + n > LK_FILE_MAX_TEXT) {
 			lk_buf_release(&b);

@@ -474,9 +474,7 @@ int lk_sweep_load(struct lk_ctx *ctx, const char *path, struct lk_sweep **out)
 	int ret;
 
 	*out = NULL;
-	/* A path that names nothing is the user's mistake (exit 2). */
-	if ((ret = lk_file_check_regular(ctx, path)) ||
-	    (ret = lk_file_read(ctx, path, &text, &len)))
+	if ((ret = lk_file_read_input(ctx, path, &text, &len)))
 		return ret;
 	ret = lk_sweep_parse(ctx, path, text, len, out);
 	free(text);

@@ -119,6 +119,15 @@ int lk_file_read(struct lk_ctx *ctx, const char *path, char **data,
 	return lk_file_read_max(ctx, path, LK_FILE_MAX_TEXT, data, len);
 }
 
+int lk_file_read_input(struct lk_ctx *ctx, const char *path, char **data,
+		       size_t *len)
+{
+	int ret = lk_file_check_regular(ctx, path);
+
+	*data = NULL;
+	return ret ? ret : lk_file_read(ctx, path, data, len);
+}
+
 static int write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;

@@ -583,10 +583,7 @@ int lk_mdl_load(struct lk_ctx *ctx, const char *path, struct lk_mdl *out)
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	ret = lk_file_check_regular(ctx, path);
-	if (!ret)
-		ret = lk_file_read_max(ctx, path, LK_FILE_MAX_TEXT, &text,
-				       &len);
+	ret = lk_file_read_input(ctx, path, &text, &len);
 	if (!ret)
 		ret = lk_mdl_parse(ctx, path, text, len, out);
 	free(text);
