@@ -246,6 +246,8 @@ enum lk_mdl_chain_class {
 
 struct lk_mdl_extraction {
 	uint64_t loop;            /* the header block's first address */
+	int depth;                /* nesting depth (1: in no other loop; 0: a
+				   * block taken as a loop, lk_mdl_block_extract) */
 	int refused;              /* then reason says why; mdl is empty */
 	char *reason;
 	struct lk_mdl mdl;
@@ -274,6 +276,26 @@ struct lk_mdl_extraction {
 int lk_mdl_extract(struct lk_ctx *ctx, const struct lk_cfg *cfg, size_t head,
 		   struct lk_mdl_extraction *out);
 void lk_mdl_extraction_release(struct lk_mdl_extraction *x);
+
+/*
+ * The loop of cfg that predict and replay take: the innermost loop whose
+ * header starts at addr when addr is not 0; else the deepest innermost
+ * loop that extraction accepts (the hot loop of a nest, not the
+ * initialisation before it), the first by address among equals, else
+ * the deepest refused one. out->x is its extraction (maybe refused),
+ * out->head its header, out->nloops the innermost loops cfg has. LK_ENOTFOUND, naming the function (and
+ * binary, when not NULL) and the loops there are, when there is none.
+ * Release with lk_mdl_pick_release.
+ */
+struct lk_mdl_pick {
+	struct lk_mdl_extraction x;   /* x.depth: its nesting depth */
+	size_t head, nloops;
+};
+
+int lk_mdl_pick_loop(struct lk_ctx *ctx, const struct lk_cfg *cfg,
+		     uint64_t addr, const char *binary,
+		     struct lk_mdl_pick *out);
+void lk_mdl_pick_release(struct lk_mdl_pick *p);
 /*
  * {"status": "ok"|"refused", "reason", "loop", "meta": {...}, "streams":
  * [{"name", "base", "index", "scale", "stride"}], "ukernels": [{"in":

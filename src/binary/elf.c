@@ -369,6 +369,42 @@ static int is_clone(const struct elf_sym *sym, const char *name)
 	       sym->name[n] == '.' && !strstr(sym->name + n, ".cold");
 }
 
+/* The C runtime's start-up code (crt1.o, crti.o, gcc's crtstuff.c). */
+static int startup_code(const char *name)
+{
+	return name[0] == '_' || !strcmp(name, "deregister_tm_clones") ||
+	       !strcmp(name, "register_tm_clones") ||
+	       !strcmp(name, "frame_dummy");
+}
+
+/* No function 'name' at all: say where a static function inlined into
+ * its callers went, and name the program's own functions. */
+static int no_function(struct lk_ctx *ctx, const struct elf_image *img,
+		       const char *binary, const char *name)
+{
+	struct lk_buf some = LK_BUF_INIT;
+	size_t i, own = 0;
+	int ret;
+
+	for (i = 0; i < img->nsyms; i++) {
+		if (startup_code(img->syms[i].name))
+			continue;
+		if (own < 8)
+			lk_buf_addf(&some, "%s%s", own ? ", " : "",
+				    img->syms[i].name);
+		own++;
+	}
+	if (own > 8)
+		lk_buf_addf(&some, " and %zu more", own - 8);
+	ret = lk_error(ctx, LK_ENOTFOUND, "%s: no function '%s' in the symbol "
+		       "table (a static function the compiler inlined has "
+		       "none: name its caller, main for instance); %s%s",
+		       binary, name, own ? "its functions: " : "it has no "
+		       "functions but start-up code", lk_buf_str(&some));
+	lk_buf_release(&some);
+	return ret;
+}
+
 /*
  * No symbol 'name': its one clone (gcc renames a static function it
  * specialises, "triad.constprop.0"), else LK_ENOTFOUND naming the
@@ -399,8 +435,7 @@ static int find_clone(struct lk_ctx *ctx, const struct elf_image *img,
 			       "the symbol table, but %zu clones of it: %s "
 			       "(name one)", binary, name, names.n, list);
 	else
-		ret = lk_error(ctx, LK_ENOTFOUND, "%s: no function '%s' in "
-			       "the symbol table", binary, name);
+		ret = no_function(ctx, img, binary, name);
 	free(list);
 	lk_strv_release(&names);
 	return ret;

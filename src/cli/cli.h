@@ -90,6 +90,13 @@ void cmd_mdl_input_release(struct mdl_input *in);
 /* --loop ADDR of an mdl command into *addr (text NULL: none, 0); 2
  * after the usage error for text that is no address (cmd-mdl.c). */
 int cmd_mdl_loop_addr(const char *cmd, const char *text, uint64_t *addr);
+/* An mdl command's failure: its message, exit 2 for bad input and for
+ * a function, loop or database that is not there, else 1 (cmd-mdl.c). */
+int cmd_mdl_fail(const struct lk_ctx *ctx, int ret);
+struct lk_mdl_pick;
+/* With several innermost loops in fn, a note on stderr naming the one
+ * lk_mdl_pick_loop took, and why (cmd-mdl.c). */
+void cmd_mdl_pick_note(const struct lk_mdl_pick *p, const char *fn);
 int cmd_mdl_replay(int argc, char **argv);   /* cmd-mdl-replay.c */
 /* Measure the replay campaign's variants not measured yet (the default
  * method); *sum filled even on failure (release it). */

@@ -127,8 +127,7 @@ int cmd_blocks(int argc, char **argv)
 	ret = show(&ctx, argv[first], name, json, intel);
 	if (ret == LK_ENOTFOUND) {
 		/* A missing function is the user's input, not a failure. */
-		fprintf(stderr, "loopkit: error: %s%s\n", ctx.msg,
-			name ? " (see 'nm BINARY' for the names)" : "");
+		fprintf(stderr, "loopkit: error: %s\n", ctx.msg);
 		return 2;
 	}
 	return ret ? lk_cli_fail(&ctx) : 0;

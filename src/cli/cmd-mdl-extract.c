@@ -99,8 +99,8 @@ static void print_one(const struct xargs *a, const struct lk_mdl_extraction *x,
 		return;
 	}
 	if (several)
-		lk_buf_addf(out, "# loop 0x%llx\n",
-			    (unsigned long long)x->loop);
+		lk_buf_addf(out, "# loop 0x%llx, nested %d deep\n",
+			    (unsigned long long)x->loop, x->depth);
 	if (x->refused) {
 		lk_buf_addf(out, "refused: %s\n", x->reason);
 		return;
@@ -244,9 +244,5 @@ int cmd_mdl_extract(int argc, char **argv)
 	if (ret)
 		cmd_mdl_input_error(&ctx, &in);
 	cmd_mdl_input_release(&in);
-	if (ret == LK_ENOTFOUND || ret == LK_EINPUT) {
-		fprintf(stderr, "loopkit: error: %s\n", ctx.msg);
-		return 2;
-	}
-	return ret ? lk_cli_fail(&ctx) : 0;
+	return ret ? cmd_mdl_fail(&ctx, ret) : 0;
 }

@@ -18,8 +18,8 @@ static const char usage[] =
 	"Predict the description's tsc-calibrated cycles per canonical\n"
 	"iteration at each memory level from the seeds measured by\n"
 	"'loopkit mdl db build' (seed:NAME: a seed of share/mdl/seeds).\n"
-	"A binary's loop (default: the first innermost loop of the measured\n"
-	"kernel that extraction accepts) is extracted first, and the\n"
+	"A binary's loop (default: of the measured kernel's innermost loops,\n"
+	"the deepest that extraction accepts) is extracted first, and the\n"
 	"prediction also given per iteration of the compiled loop\n"
 	"(x meta.unroll); a refused loop says why ('refused: REASON').";
 
@@ -195,41 +195,11 @@ static int predict_file(struct lk_ctx *ctx, const char *path,
 	return ret;
 }
 
-/* The loop: --loop's, else the first that extraction accepts, else
- * the first (whose refusal is printed). */
-static int extract_loop(struct lk_ctx *ctx, const struct lk_cfg *cfg,
-			const struct predict_args *a, uint64_t addr,
-			struct lk_mdl_extraction *x)
-{
-	size_t *heads = NULL, n = 0, i;
-	int ret = 0, found = 0;
-
-	memset(x, 0, sizeof(*x));
-	lk_mdl_loops(cfg, &heads, &n);
-	for (i = 0; !ret && !found && i < n; i++) {
-		if (a->loop && cfg->blocks[heads[i]].start != addr)
-			continue;
-		lk_mdl_extraction_release(x);
-		ret = lk_mdl_extract(ctx, cfg, heads[i], x);
-		found = a->loop || (!ret && !x->refused);
-	}
-	if (!ret && !found && n && !a->loop) {
-		lk_mdl_extraction_release(x);
-		ret = lk_mdl_extract(ctx, cfg, heads[0], x);
-		found = !ret;
-	}
-	free(heads);
-	if (!ret && !found)
-		ret = lk_error(ctx, LK_ENOTFOUND, a->loop ?
-			       "%s: no innermost loop at %s" : "%s: no loop",
-			       cfg->fn.name, a->loop);
-	return ret;
-}
-
 static int predict_binary(struct lk_ctx *ctx, const char *path,
 			  struct predict_args *a)
 {
-	struct lk_mdl_extraction x = {0};
+	struct lk_mdl_pick pick = {0};
+	struct lk_mdl_extraction *x = &pick.x;
 	struct mdl_input in;
 	struct lk_function fn;
 	struct lk_cfg cfg;
@@ -240,29 +210,31 @@ static int predict_binary(struct lk_ctx *ctx, const char *path,
 			lk_elf_roi_function(ctx, in.binary, &fn, &inlined);
 	if (!ret && !(ret = lk_cfg_build(ctx, lk_decoder_x86_64(), &fn,
 					 &cfg))) {
-		ret = extract_loop(ctx, &cfg, a, a->addr, &x);
+		ret = lk_mdl_pick_loop(ctx, &cfg, a->addr, path, &pick);
+		if (!ret && !a->addr)
+			cmd_mdl_pick_note(&pick, cfg.fn.name);
 		lk_cfg_release(&cfg);
 	}
-	if (!ret && x.refused && a->json) {
+	if (!ret && x->refused && a->json) {
 		struct lk_buf b = LK_BUF_INIT;
 
 		lk_buf_addf(&b, "{\"status\": \"refused\", \"file\": ");
 		lk_buf_add_json_str(&b, path);
 		lk_buf_adds(&b, ", \"reason\": ");
-		lk_buf_add_json_str(&b, x.reason);
+		lk_buf_add_json_str(&b, x->reason);
 		lk_buf_addf(&b, ", \"loop\": \"0x%llx\"}\n",
-			    (unsigned long long)x.loop);
+			    (unsigned long long)x->loop);
 		fputs(lk_buf_str(&b), stdout);
 		lk_buf_release(&b);
-	} else if (!ret && x.refused) {
-		printf("refused: %s\n", x.reason);
+	} else if (!ret && x->refused) {
+		printf("refused: %s\n", x->reason);
 	} else if (!ret) {
-		a->unroll = x.unroll > 0 ? x.unroll : 1;
-		ret = predict_mdl(ctx, path, &x.mdl, a);
+		a->unroll = x->unroll > 0 ? x->unroll : 1;
+		ret = predict_mdl(ctx, path, &x->mdl, a);
 	}
 	if (ret)
 		cmd_mdl_input_error(ctx, &in);
-	lk_mdl_extraction_release(&x);
+	lk_mdl_pick_release(&pick);
 	cmd_mdl_input_release(&in);
 	return ret;
 }
@@ -329,5 +301,5 @@ int cmd_mdl_predict(int argc, char **argv)
 	}
 	if (!ret && fflush(stdout))
 		ret = lk_error_errno(&ctx, "writing the output");
-	return ret ? lk_cli_fail(&ctx) : 0;
+	return ret ? cmd_mdl_fail(&ctx, ret) : 0;
 }

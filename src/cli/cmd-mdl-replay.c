@@ -17,8 +17,8 @@
 
 static const char usage[] =
 	"BINARY|FILE.s --level L1|L2|L3|RAM [options]\n\n"
-	"Re-run the loop's own bytes (default: the first innermost loop of\n"
-	"the measured kernel that extraction accepts) with its base\n"
+	"Re-run the loop's own bytes (default: of the measured kernel's\n"
+	"innermost loops, the deepest that extraction accepts) with its base\n"
 	"registers walking arrays of the level's working set, and print its\n"
 	"tsc-calibrated cycles per iteration of the compiled loop and per\n"
 	"canonical iteration (meta.unroll). A loop that cannot be replayed\n"
@@ -53,42 +53,6 @@ static int check_args(struct rargs *a, struct lk_mdl_replay_opts *o)
 	o->bytes = a->bytes;
 	o->max_streams = (int)a->max_streams;
 	return 0;
-}
-
-/* The loop: --loop's, else the first one extraction accepts, else the
- * first. */
-static int pick_loop(struct lk_ctx *ctx, const struct lk_cfg *cfg,
-		     const struct rargs *a, const char *binary, size_t *head)
-{
-	size_t *heads = NULL, n = 0, i;
-	int ret = 0, found = 0;
-
-	lk_mdl_loops(cfg, &heads, &n);
-	for (i = 0; !ret && !found && i < n; i++) {
-		struct lk_mdl_extraction x;
-
-		if (a->loop) {
-			found = cfg->blocks[heads[i]].start == a->addr;
-			*head = heads[i];
-			continue;
-		}
-		ret = lk_mdl_extract(ctx, cfg, heads[i], &x);
-		found = !ret && !x.refused;
-		*head = heads[i];
-		lk_mdl_extraction_release(&x);
-	}
-	if (!ret && !found && n && !a->loop) {
-		*head = heads[0];
-		found = 1;
-	}
-	free(heads);
-	if (!ret && !found)
-		ret = lk_error(ctx, LK_ENOTFOUND, a->loop ?
-			       "%s: no innermost loop at %s in %s" :
-			       "%s: no loop in %s%s", cfg->fn.name,
-			       a->loop ? a->loop : binary, a->loop ? binary :
-			       "");
-	return ret;
 }
 
 static void print_refusal(const struct rargs *a,
@@ -216,6 +180,7 @@ static int replay(struct lk_ctx *ctx, const struct rargs *a,
 	struct lk_buf c = LK_BUF_INIT;
 	struct lk_mdl_replay r = {0};
 	struct lk_function fn;
+	struct lk_mdl_pick pick;
 	struct lk_cfg cfg;
 	size_t head = 0;
 	int inlined = 0, ret;
@@ -226,7 +191,11 @@ static int replay(struct lk_ctx *ctx, const struct rargs *a,
 		return ret;
 	if ((ret = lk_cfg_build(ctx, lk_decoder_x86_64(), &fn, &cfg)))
 		return ret;
-	ret = pick_loop(ctx, &cfg, a, in->path, &head);
+	ret = lk_mdl_pick_loop(ctx, &cfg, a->addr, in->path, &pick);
+	if (!ret && !a->addr)
+		cmd_mdl_pick_note(&pick, cfg.fn.name);
+	head = pick.head;
+	lk_mdl_pick_release(&pick);
 	ro.source = in->path;
 	if (!ret)
 		ret = lk_mdl_replay(ctx, &cfg, head, &ro, &r, &c);
@@ -295,9 +264,5 @@ int cmd_mdl_replay(int argc, char **argv)
 	if (ret)
 		cmd_mdl_input_error(&ctx, &in);
 	cmd_mdl_input_release(&in);
-	if (ret == LK_ENOTFOUND || ret == LK_EINPUT) {
-		fprintf(stderr, "loopkit: error: %s\n", ctx.msg);
-		return 2;
-	}
-	return ret ? lk_cli_fail(&ctx) : 0;
+	return ret ? cmd_mdl_fail(&ctx, ret) : 0;
 }

@@ -263,6 +263,25 @@ static int cmd_concretize(int argc, char **argv)
 	return ret ? lk_cli_fail(&ctx) : 0;
 }
 
+int cmd_mdl_fail(const struct lk_ctx *ctx, int ret)
+{
+	int code = lk_cli_fail(ctx);
+
+	return ret == LK_ENOTFOUND ? 2 : code;
+}
+
+void cmd_mdl_pick_note(const struct lk_mdl_pick *p, const char *fn)
+{
+	if (p->nloops < 2)
+		return;
+	fprintf(stderr, "loopkit: note: %s: %zu innermost loops; taking "
+		"0x%llx, nested %d deep (the deepest %s); --loop ADDR "
+		"takes another ('loopkit mdl extract' lists them)\n", fn,
+		p->nloops, (unsigned long long)p->x.loop, p->x.depth,
+		p->x.refused ? "loop: extraction refuses every one"
+			     : "one extraction accepts");
+}
+
 int cmd_mdl_loop_addr(const char *cmd, const char *text, uint64_t *addr)
 {
 	char *end;

@@ -97,8 +97,9 @@ void lk_mdl_extraction_json(const struct lk_mdl_extraction *x,
 	size_t i;
 
 	lk_buf_addf(out, "{\"status\": \"%s\", \"loop\": \"0x%llx\", "
-			 "\"reason\": ",
-		    x->refused ? "refused" : "ok", (unsigned long long)x->loop);
+			 "\"depth\": %d, \"reason\": ",
+		    x->refused ? "refused" : "ok", (unsigned long long)x->loop,
+		    x->depth);
 	if (x->refused) {
 		lk_buf_add_json_str(out, x->reason);
 		lk_buf_adds(out, "}\n");

@@ -73,21 +73,44 @@ static void body_of(const struct lk_cfg *cfg, const struct edges *e,
 	free(stack);
 }
 
+static void edges_build(const struct lk_cfg *cfg, struct edges *e)
+{
+	size_t nb = cfg->nblocks, i;
+	unsigned char *color = lk_calloc(nb + 1, 1);
+
+	e->pred = lk_calloc(nb + 1, sizeof(*e->pred));
+	e->npred = lk_calloc(nb + 1, sizeof(*e->npred));
+	e->src = lk_calloc(nb + 1, sizeof(*e->src));
+	e->nsrc = lk_calloc(nb + 1, sizeof(*e->nsrc));
+	for (i = 0; i < nb; i++)
+		if (!color[i] && (i == 0 || !e->npred[i]))
+			dfs(cfg, e, color, i);
+	free(color);
+}
+
+static void edges_release(const struct lk_cfg *cfg, struct edges *e)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->nblocks; i++) {
+		free(e->pred[i]);
+		free(e->src[i]);
+	}
+	free(e->pred);
+	free(e->npred);
+	free(e->src);
+	free(e->nsrc);
+}
+
 void lk_mdl_loops(const struct lk_cfg *cfg, size_t **heads, size_t *n)
 {
 	size_t nb = cfg->nblocks, i, j;
-	struct edges e = {lk_calloc(nb + 1, sizeof(*e.pred)),
-			  lk_calloc(nb + 1, sizeof(*e.npred)),
-			  lk_calloc(nb + 1, sizeof(*e.src)),
-			  lk_calloc(nb + 1, sizeof(*e.nsrc))};
-	unsigned char *color = lk_calloc(nb + 1, 1);
 	unsigned char *in = lk_calloc(nb + 1, 1);
+	struct edges e;
 
 	*heads = NULL;
 	*n = 0;
-	for (i = 0; i < nb; i++)
-		if (!color[i] && (i == 0 || !e.npred[i]))
-			dfs(cfg, &e, color, i);
+	edges_build(cfg, &e);
 	for (i = 0; i < nb; i++) {
 		int inner = 1;
 
@@ -101,16 +124,27 @@ void lk_mdl_loops(const struct lk_cfg *cfg, size_t **heads, size_t *n)
 		*heads = lk_reallocarray(*heads, *n + 1, sizeof(**heads));
 		(*heads)[(*n)++] = i;
 	}
-	for (i = 0; i < nb; i++) {
-		free(e.pred[i]);
-		free(e.src[i]);
-	}
-	free(e.pred);
-	free(e.npred);
-	free(e.src);
-	free(e.nsrc);
-	free(color);
+	edges_release(cfg, &e);
 	free(in);
+}
+
+/* The loops whose bodies hold block head: its nesting depth. */
+static int loop_depth(const struct lk_cfg *cfg, size_t head)
+{
+	unsigned char *in = lk_calloc(cfg->nblocks + 1, 1);
+	struct edges e;
+	int depth = 0;
+	size_t h;
+
+	edges_build(cfg, &e);
+	for (h = 0; h < cfg->nblocks; h++)
+		if (e.nsrc[h]) {
+			body_of(cfg, &e, h, in);
+			depth += in[head];
+		}
+	edges_release(cfg, &e);
+	free(in);
+	return depth;
 }
 
 /* ---- Loop-carried values. ---- */
@@ -229,6 +263,7 @@ int lk_mdl_extract(struct lk_ctx *ctx, const struct lk_cfg *cfg, size_t head,
 		return lk_error(ctx, LK_EINPUT, "%s: no block %zu",
 				cfg->fn.name, head);
 	out->loop = cfg->blocks[head].start;
+	out->depth = loop_depth(cfg, head);
 	if (!self_loop(cfg, head)) {
 		out->refused = 1;
 		out->reason = lk_strdup("control flow inside the loop body");
@@ -254,4 +289,67 @@ void lk_mdl_extraction_release(struct lk_mdl_extraction *x)
 	free(x->reason);
 	lk_mdl_release(&x->mdl);
 	memset(x, 0, sizeof(*x));
+}
+
+/* b better than a: accepted before refused, then deeper, then first. */
+static int better_pick(const struct lk_mdl_extraction *a,
+		       const struct lk_mdl_extraction *b)
+{
+	if (a->refused != b->refused)
+		return a->refused;
+	return b->depth > a->depth;
+}
+
+int lk_mdl_pick_loop(struct lk_ctx *ctx, const struct lk_cfg *cfg,
+		     uint64_t addr, const char *binary,
+		     struct lk_mdl_pick *out)
+{
+	size_t *heads = NULL, i;
+	int ret = 0, found = 0;
+	struct lk_buf starts = LK_BUF_INIT;
+
+	memset(out, 0, sizeof(*out));
+	lk_mdl_loops(cfg, &heads, &out->nloops);
+	for (i = 0; !ret && i < out->nloops; i++) {
+		struct lk_mdl_extraction x;
+
+		lk_buf_addf(&starts, "%s0x%llx", i ? ", " : "",
+			    (unsigned long long)cfg->blocks[heads[i]].start);
+		if (addr && cfg->blocks[heads[i]].start != addr)
+			continue;
+		ret = lk_mdl_extract(ctx, cfg, heads[i], &x);
+		if (!ret && (!found || better_pick(&out->x, &x))) {
+			lk_mdl_extraction_release(&out->x);
+			out->x = x;
+			out->head = heads[i];
+			found = 1;
+		} else {
+			lk_mdl_extraction_release(&x);
+		}
+	}
+	if (!ret && !found && addr)
+		ret = lk_error(ctx, LK_ENOTFOUND, "%s: no innermost loop at "
+			       "0x%llx%s%s (%s: %s)", cfg->fn.name,
+			       (unsigned long long)addr, binary ? " in " : "",
+			       binary ? binary : "",
+			       out->nloops ? "innermost loops start at"
+					   : "it has no loop",
+			       out->nloops ? lk_buf_str(&starts) : "none");
+	else if (!ret && !found)
+		ret = lk_error(ctx, LK_ENOTFOUND, "%s: no loop%s%s",
+			       cfg->fn.name, binary ? " in " : "",
+			       binary ? binary : "");
+	if (ret)
+		lk_mdl_pick_release(out);
+	lk_buf_release(&starts);
+	free(heads);
+	return ret;
+}
+
+void lk_mdl_pick_release(struct lk_mdl_pick *p)
+{
+	if (!p)
+		return;
+	lk_mdl_extraction_release(&p->x);
+	memset(p, 0, sizeof(*p));
 }

@@ -105,7 +105,7 @@ expect_error() {
 }
 expect_error "not an x86-64 ELF" "$TMPD/missing"
 expect_error "not an x86-64 ELF" tests/data/blocks/loop.s
-expect_error "no function 'nope'.*nm" "$TMPD/triad" --function nope
+expect_error "no function 'nope'.*inlined.*its functions: .*main" "$TMPD/triad" --function nope
 printf 'int main(void) { return 0; }\n' >"$TMPD/plain.c"
 gcc -O2 -o "$TMPD/plain" "$TMPD/plain.c"
 expect_error "no lk_roi_begin.*--function" "$TMPD/plain"

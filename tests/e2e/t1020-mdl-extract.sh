@@ -1,8 +1,9 @@
 # loopkit mdl extract on the hand-written loops of tests/data/mdl/asm:
 # each extracts as the rules of doc/loopkit-mdl.md say (streams,
 # strides, offsets, coalesced sizes, Add/Mul, unroll, spill/fill,
-# refusals, carried recurrences; the inner loop of a nest; a function
-# that is only a global label), and the scalar, unrolled, vectorised
+# refusals, carried recurrences; the inner loop of a nest and its depth;
+# a function that is only a global label; which loop of several replay
+# takes), and the scalar, unrolled, vectorised
 # and renamed triads share one canonical body; so do a scalar stencil
 # and its AVX2 forms with a register rotated through vperm2f128, or
 # through a vpermt2pd whose index vector is in the binary's .rodata.
@@ -112,8 +113,9 @@ expect("branch", x["status"] == "refused" and
        x["reason"] == "control flow inside the loop body", "refused, branch")
 x = get("nested")
 expect("nested", x["status"] == "ok" and x["loop"] == "0x6" and
+       x["depth"] == 2 and
        uk(x) == [([("s0", 8, 0, 8)], [("s1", 8, 0, 8)], 0, 1)],
-       "the inner loop of two, at 0x6, its row scaled")
+       "the inner loop of two, at 0x6, nested 2 deep, its row scaled")
 x = get("untyped")
 expect("untyped", x["status"] == "ok" and x["loop"] == "0x2" and
        uk(x) == [([("s0", 8, 0, 8), ("s1", 8, 0, 8)], [("s2", 8, 0, 8)], 1, 0)],
@@ -141,6 +143,23 @@ if bad:
     print("\n".join(bad), file=sys.stderr)
     sys.exit(1)
 EOF2
+
+# Three innermost loops in one function, each with its nesting depth;
+# replay (and predict) take the deepest one extraction accepts, not the
+# first nor the deeper refused one, and say which on stderr.
+python3 - "$TMPD/nest-pick.json" <<'EOF2' ||
+import json, sys
+x = [json.loads(l) for l in open(sys.argv[1])]
+assert [(l["loop"], l["depth"], l["status"]) for l in x] == \
+    [("0x3", 1, "ok"), ("0x19", 2, "ok"), ("0x47", 3, "refused")], x
+EOF2
+	fail "nest-pick: $(cat "$TMPD/nest-pick.json")"
+"$LOOPKIT" mdl replay "$A/nest-pick.s" --level L1 --dry-run >"$TMPD/np.c" \
+	2>"$TMPD/np.err" || fail "replay nest-pick: $(cat "$TMPD/np.err")"
+grep -q "^/\* loopkit-mdl-replay: .* loop=0x19 " "$TMPD/np.c" ||
+	fail "replay nest-pick took: $(grep -m1 loopkit-mdl-replay "$TMPD/np.c")"
+grep -q "^loopkit: note: nest_pick: 3 innermost loops; taking 0x19, nested 2 deep" \
+	"$TMPD/np.err" || fail "replay nest-pick's note: $(cat "$TMPD/np.err")"
 
 # A vpermt2pd's index vector loaded from .rodata before the loop: read
 # from the linked binary, it is a lane move and the body is the scalar

@@ -230,6 +230,7 @@ static const uint8_t nested[] = {
  * and the walk climbed into the outer loop: no loop was innermost). */
 Test(mdl_extract, innermost_of_a_nest)
 {
+	struct lk_mdl_pick pick;
 	struct lk_function fn = {0};
 	struct lk_cfg cfg;
 	struct lk_ctx ctx;
@@ -246,6 +247,20 @@ Test(mdl_extract, innermost_of_a_nest)
 	cr_assert_eq(n, 1, "%zu innermost loops", n);
 	cr_expect_eq(cfg.blocks[heads[0]].start, 0x1006, "head at %#lx",
 		     (unsigned long)cfg.blocks[heads[0]].start);
+	/* Its depth, and the pick: the one loop, also by address. */
+	cr_assert_eq(lk_mdl_pick_loop(&ctx, &cfg, 0, NULL, &pick), 0);
+	cr_expect_eq(pick.x.depth, 2, "depth %d", pick.x.depth);
+	cr_expect_eq(pick.nloops, 1);
+	cr_expect_eq(pick.head, heads[0]);
+	cr_expect(!pick.x.refused, "%s", pick.x.reason);
+	lk_mdl_pick_release(&pick);
+	cr_assert_eq(lk_mdl_pick_loop(&ctx, &cfg, 0x1006, NULL, &pick), 0);
+	cr_expect_eq(pick.head, heads[0]);
+	lk_mdl_pick_release(&pick);
+	cr_expect_eq(lk_mdl_pick_loop(&ctx, &cfg, 0x1000, "b", &pick),
+		     LK_ENOTFOUND);
+	cr_expect(strstr(ctx.msg, "nested: no innermost loop at 0x1000 in b "
+			 "(innermost loops start at: 0x1006)"), "%s", ctx.msg);
 	free(heads);
 	lk_cfg_release(&cfg);
 }
