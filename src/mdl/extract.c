@@ -364,6 +364,22 @@ static void scan_registers(struct walk *w)
 		w->induction[i] = ind[i] && !w->other_def[i];
 }
 
+/* movs, stos, lods, cmps, scas: an implicit memory operand whose base
+ * register the instruction itself moves (not the stack's: push, pop). */
+static int string_insn(const struct lk_insn_ops *in,
+		       const struct lk_operand *m, unsigned sp)
+{
+	size_t k;
+
+	if (!m->implicit || !m->base || m->base == sp)
+		return 0;
+	for (k = 0; k < in->nops; k++)
+		if (in->ops[k].kind == LK_OPND_REG && in->ops[k].implicit &&
+		    in->ops[k].write && in->ops[k].reg == m->base)
+			return 1;
+	return 0;
+}
+
 /* Every address must be affine in the inductions: its registers are
  * inductions, invariants, rip or the stack pointer. */
 static int check_addresses(struct walk *w, char **reason)
@@ -377,6 +393,15 @@ static int check_addresses(struct walk *w, char **reason)
 
 			if (o->kind != LK_OPND_MEM || o->agen)
 				continue;
+			if (string_insn(&w->ops[i], o, w->sp)) {
+				*reason = lk_asprintf("a string instruction "
+						      "(%s), which moves its "
+						      "own address register "
+						      "%%%s",
+						      w->ops[i].mnemonic,
+						      lk_reg_name(o->base));
+				return 1;
+			}
 			if (o->vsib) {
 				*reason = lk_asprintf("indirect access (%s: a "
 						      "gather or scatter)",

@@ -108,6 +108,10 @@ expect("copy-spill", "forward_fail" not in get("copy-spill")["meta"],
 x = get("indirect")
 expect("indirect", x["status"] == "refused" and
        x["reason"].startswith("indirect access"), "refused, indirect")
+x = get("string-op")
+expect("string-op", x["status"] == "refused" and
+       x["reason"] == "a string instruction (movsb), which moves its own "
+       "address register %rdi", "refused, a string instruction")
 x = get("branch")
 expect("branch", x["status"] == "refused" and
        x["reason"] == "control flow inside the loop body", "refused, branch")
