@@ -52,6 +52,22 @@ static int is_asm(const char *path)
 }
 
 /* Assemble path into dir/loop.o with the C compiler. */
+/* The assembler's first error line (gas opens with "Assembler
+ * messages:"), else its first line. */
+static char *first_error(const char *out)
+{
+	const char *e = strstr(out, "Error:");
+	const char *c = strstr(out, "error:");
+	const char *line;
+
+	if (!e || (c && c < e))
+		e = c;
+	line = e ? e : out;
+	while (e && line > out && line[-1] != '\n')
+		line--;
+	return lk_strndup(line, strcspn(line, "\n"));
+}
+
 static int assemble(struct lk_ctx *ctx, const char *path, const char *obj)
 {
 	const char *cc = getenv("CC") ? getenv("CC") : "cc";
@@ -68,8 +84,8 @@ static int assemble(struct lk_ctx *ctx, const char *path, const char *obj)
 	o.flags = LK_PROC_MERGE_STDERR;
 	ret = lk_proc_run(ctx, &o, &res);
 	if (!ret && !lk_proc_ok(&res)) {
-		char *why = res.out && *res.out ? lk_strndup(res.out,
-			strcspn(res.out, "\n")) : lk_proc_describe(&res, 60);
+		char *why = res.out && *res.out ? first_error(res.out) :
+			lk_proc_describe(&res, 60);
 
 		ret = lk_error(ctx, LK_EINPUT, "%s: does not assemble: %s",
 			       path, why);
@@ -171,27 +187,33 @@ int cmd_mdl_input(struct lk_ctx *ctx, const char *path, const char *function,
 		return ret;
 	in->name = function ? lk_strdup(function) : first_global(text);
 	free(text);
-	if (!in->name)
-		return lk_error(ctx, LK_EINPUT, "%s: no .globl symbol (name "
-				"the function with --function)", path);
 	snprintf(in->dir, sizeof(in->dir), "/tmp/loopkit-mdl-XXXXXX");
 	if (!mkdtemp(in->dir)) {
 		in->dir[0] = 0;
 		return lk_error_errno(ctx, "creating a temporary directory");
 	}
 	in->binary = lk_asprintf("%s/loop.o", in->dir);
-	return assemble(ctx, path, in->binary);
+	/* What does not assemble says so first: no .globl is likely a
+	 * consequence. */
+	ret = assemble(ctx, path, in->binary);
+	if (!ret && !in->name)
+		ret = lk_error(ctx, LK_EINPUT, "%s: no .globl symbol (name "
+			       "the function with --function)", path);
+	return ret;
 }
 
 void cmd_mdl_input_error(struct lk_ctx *ctx, const struct mdl_input *in)
 {
 	size_t n = in->dir[0] && in->binary ? strlen(in->binary) : 0;
+	char *at = n ? strstr(ctx->msg, in->binary) : NULL;
 
-	if (n && !strncmp(ctx->msg, in->binary, n)) {
+	if (at) {
 		/* name the assembly file, not the temporary object */
-		char *rest = lk_strdup(ctx->msg + n);
+		char *rest = lk_strdup(at + n);
 
-		snprintf(ctx->msg, sizeof(ctx->msg), "%s%s", in->path, rest);
+		*at = '\0';
+		snprintf(at, sizeof(ctx->msg) - (size_t)(at - ctx->msg),
+			 "%s%s", in->path, rest);
 		free(rest);
 	}
 }

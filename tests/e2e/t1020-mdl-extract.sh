@@ -183,6 +183,21 @@ set -e
 [ $rc = 2 ] || fail "missing function exited $rc"
 [ "$(wc -l <"$TMPD/e")" = 1 ] && grep -q "triad.s: .*nope" "$TMPD/e" ||
 	fail "missing function: $(cat "$TMPD/e")"
+# An assembly file that does not assemble: the assembler's error line,
+# with the file and line; a function without a loop: the file, not the
+# temporary object it was assembled into.
+printf '\t.globl f\nf:\n\tfoo %%rax\n' >"$TMPD/bad.s"
+printf '\t.globl g\ng:\n\tret\n' >"$TMPD/noloop.s"
+extract_error() {
+	set +e
+	"$LOOPKIT" mdl extract "$TMPD/$1" >"$TMPD/o" 2>"$TMPD/e"; rc=$?
+	set -e
+	[ $rc = 2 ] && [ "$(wc -l <"$TMPD/e")" = 1 ] &&
+		grep -q "^loopkit: error: $2" "$TMPD/e" ||
+		fail "$1: exit $rc: $(cat "$TMPD/e")"
+}
+extract_error bad.s "$TMPD/bad.s: does not assemble: .*bad.s:3.*foo"
+extract_error noloop.s "g: no loop in $TMPD/noloop.s\$"
 set +e
 "$LOOPKIT" mdl extract "$A/triad.s" --loop zz 2>/dev/null; rc=$?
 set -e
