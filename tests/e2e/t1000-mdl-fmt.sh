@@ -36,6 +36,11 @@ PY
 # Malformed: exit 2, file:line:col, nothing rewritten.
 printf 'MDL 1\nMeta:\nData:\n  flow a\nBody:\nTrip: 4\nI/O: In: Out:\nLoopBody:\n  In: b Stride: 8 Offset: 0 Size: 8\n' >bad.mdl
 cp bad.mdl bad.orig
+# A byte order mark is skipped (an editor's): the rest is canonical.
+printf '\357\273\277' | cat - "$SRC/share/mdl/seeds/L2S1A1M1.mdl" >bom.mdl
+"$LOOPKIT" mdl fmt bom.mdl >bom.out || fail "a file with a byte order mark"
+cmp -s bom.out "$SRC/share/mdl/seeds/L2S1A1M1.mdl" ||
+	fail "a byte order mark: $(head -2 bom.out)"
 set +e
 "$LOOPKIT" mdl fmt --write bad.mdl 2>err; rc=$?
 set -e
