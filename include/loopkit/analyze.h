@@ -24,7 +24,7 @@ struct lk_csv {
 
 /*
  * Parse RFC 4180 text (quoted fields, CRLF or LF, '#' comment lines, a
- * header row) named 'file' in messages. A ragged row, a broken quote, an
+ * header row; a UTF-8 byte order mark skipped) named 'file' in messages. A ragged row, a broken quote, an
  * empty or duplicate header name: LK_EINPUT "file:line: ...". On success
  * *out owns everything (lk_csv_release); on failure it holds nothing.
  */

@@ -180,6 +180,9 @@ int lk_file_read(struct lk_ctx *ctx, const char *path, LK_GIVE char **data,
  * LK_EINPUT, as with lk_file_check_regular. */
 int lk_file_read_input(struct lk_ctx *ctx, const char *path,
 		       LK_GIVE char **data, size_t *len);
+/* The bytes of a UTF-8 byte order mark at the start of text (3), or 0:
+ * an editor's mark that text parsers skip. */
+size_t lk_text_bom(const char *text, size_t len);
 /* Write through a temporary file and rename(2): readers never see half. */
 int lk_file_write_atomic(struct lk_ctx *ctx, const char *path,
 			 const void *data, size_t len);

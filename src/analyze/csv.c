@@ -101,7 +101,7 @@ static int feed_line(struct reader *r, struct csv_parser *p, const char *s,
 static int feed(struct reader *r, struct csv_parser *p, const char *data,
 		size_t len)
 {
-	size_t at = 0;
+	size_t at = lk_text_bom(data, len);
 	int ret = 0;
 
 	if (memchr(data, '\0', len))

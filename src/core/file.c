@@ -307,3 +307,8 @@ double lk_now(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+size_t lk_text_bom(const char *text, size_t len)
+{
+	return len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3) ? 3 : 0;
+}

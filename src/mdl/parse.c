@@ -570,9 +570,7 @@ int lk_mdl_parse(struct lk_ctx *ctx, const char *file, const char *text,
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	/* A UTF-8 byte order mark (an editor's) is not text. */
-	if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3))
-		p.lx.pos = p.lx.bol = 3;
+	p.lx.pos = p.lx.bol = lk_text_bom(text, len);
 	ret = parse_file(&p);
 	if (ret)
 		lk_mdl_release(out);

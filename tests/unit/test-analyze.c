@@ -37,6 +37,22 @@ Test(analyze, csv_types_and_missing)
 	lk_csv_release(&csv);
 }
 
+/* A spreadsheet's "CSV UTF-8" starts with a byte order mark: not part of
+ * the first column's name. */
+Test(analyze, csv_byte_order_mark)
+{
+	static const char bom[] = "\xef\xbb\xbf" "a,b\r\n1,2\r\n";
+	struct lk_ctx ctx;
+	struct lk_csv csv;
+
+	lk_ctx_init(&ctx);
+	cr_assert_eq(lk_csv_parse(&ctx, "b.csv", bom, strlen(bom), &csv), 0,
+		     "%s", ctx.msg);
+	cr_assert_str_eq(csv.header[0], "a");
+	cr_assert_eq(csv.nrows, 1);
+	lk_csv_release(&csv);
+}
+
 Test(analyze, csv_errors)
 {
 	static const char ragged[] = "a,b\n1,2\n3\n";
