@@ -24,6 +24,9 @@ env_key() { "$LOOPKIT" env 2>/dev/null | awk -v k="$1" '$1 == k {
 # has_isa EXT: does `loopkit env` list EXT (fma, avx2, avx512f, ...) in
 # cpu.isa?
 has_isa() { case " $(env_key cpu.isa) " in *" $1 "*) ;; *) return 1 ;; esac; }
+# series_pause N: before the Nth series of a measurement a test repeats
+# (a machine state outlasts seconds: doc/method.md), wait 2, 8, 20 s.
+series_pause() { case $1 in 2) sleep 2 ;; 3) sleep 8 ;; 4) sleep 20 ;; esac; }
 
 # shoot PAGE PNG LOG: headless Chromium screenshots PAGE (an absolute
 # path) into PNG and logs every console message to LOG. $chromium is the

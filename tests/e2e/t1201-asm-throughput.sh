@@ -35,7 +35,7 @@ cd "$TMPD"
 M="-m repetitions=10 -m processes=3 -m reducer=p10 --unroll 40 -q"
 series() { # WIDTH-PREFIX PEAK (0: no expectation for this machine)
 	for attempt in 1 2 3 4; do
-		case $attempt in 2) sleep 2 ;; 3) sleep 8 ;; 4) sleep 20 ;; esac
+		series_pause $attempt
 		"$LOOPKIT" asm $M -o "$1.$attempt.d" --json --chains 1..10 \
 			--regs xmm0-xmm9 \
 			"vfmadd213pd %${1}mm11, %${1}mm10, %${1}mm{r}" \

@@ -20,7 +20,7 @@ cd "$TMPD"
 # up to four times, 2, 8 and 20 s apart, as t1201's; everything else is
 # held on every series.
 for attempt in 1 2 3 4; do
-	case $attempt in 2) sleep 2 ;; 3) sleep 8 ;; 4) sleep 20 ;; esac
+	series_pause $attempt
 	d=a.$attempt.d
 	"$LOOPKIT" asm -q -o $d --json --chains 1,2,4,8,10 --unroll 100 \
 		-m repetitions=10 -m processes=3 -m reducer=p10 \
