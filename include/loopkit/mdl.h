@@ -340,9 +340,19 @@ struct lk_mdl_knn_seed {
 struct lk_mdl_knn_opts {
 	int kmax;      /* steps per decomposition (3) */
 	int orders;    /* weighted orders (2; 1: greedy only) */
+	/* Each feature's weight in the distance that picks the nearest
+	 * seed (its squared difference times the weight), not in the
+	 * scale; NULL: all 1. lk_mdl_predict gives the far lines
+	 * LK_MDL_FAR_WEIGHT_RAM at RAM. */
+	const double *weight;
 };
 
-/* kmax 3, orders 2. */
+/* At RAM a far line costs 12 to 16 times a sequential element (the F1
+ * seed against L1S0 in each class): the distance counts it 4 times,
+ * its squared difference 16 times (doc/loopkit-mdl.md, "predict"). */
+#define LK_MDL_FAR_WEIGHT_RAM 16.0
+
+/* kmax 3, orders 2, weights NULL. */
 void lk_mdl_knn_opts_init(struct lk_mdl_knn_opts *o);
 
 struct lk_mdl_knn_step {
@@ -361,8 +371,8 @@ struct lk_mdl_knn_result {
 
 /*
  * The iterative k-NN of doc/loopkit-mdl.md over seeds[0..n): r = t;
- * up to kmax times, x = the seed nearest to r (Euclidean, first on a
- * tie), s = max(0, <r,x>/<x,x>); stop if s = 0; value += s * perf,
+ * up to kmax times, x = the seed nearest to r (Euclidean, each
+ * feature's squared difference times o->weight's; first on a tie), s = max(0, <r,x>/<x,x>); stop if s = 0; value += s * perf,
  * r = max(0, r - s x) per component; stop when |r| <= 1e-6 |t| or
  * when r keeps only streams (every other feature of r within 5 % of
  * t's: the work is accounted for, the seeds spread it over fewer

@@ -19,6 +19,7 @@ void lk_mdl_knn_opts_init(struct lk_mdl_knn_opts *o)
 {
 	o->kmax = 3;
 	o->orders = 2;
+	o->weight = NULL;
 }
 
 static double dot(const double *a, const double *b)
@@ -31,20 +32,20 @@ static double dot(const double *a, const double *b)
 	return s;
 }
 
-static double dist2(const double *a, const double *b)
+static double dist2(const double *a, const double *b, const double *w)
 {
 	double s = 0;
 	int k;
 
 	for (k = 0; k < NF; k++)
-		s += (a[k] - b[k]) * (a[k] - b[k]);
+		s += (w ? w[k] : 1) * (a[k] - b[k]) * (a[k] - b[k]);
 	return s;
 }
 
 /* The rank-th nearest usable seed to r (0: the nearest), or n. Ties go
  * to the lower index. */
 static size_t nearest(const double *r, const struct lk_mdl_knn_seed *seeds,
-		      size_t n, size_t rank)
+		      size_t n, size_t rank, const double *w)
 {
 	unsigned char *taken = lk_calloc(n + 1, 1);
 	size_t i, j, best = n;
@@ -54,8 +55,8 @@ static size_t nearest(const double *r, const struct lk_mdl_knn_seed *seeds,
 		for (i = 0; i < n; i++) {
 			if (taken[i] || dot(seeds[i].f, seeds[i].f) <= 0)
 				continue;
-			if (best == n || dist2(r, seeds[i].f) <
-						 dist2(r, seeds[best].f))
+			if (best == n || dist2(r, seeds[i].f, w) <
+						 dist2(r, seeds[best].f, w))
 				best = i;
 		}
 		if (best == n)
@@ -128,7 +129,7 @@ static void decompose(const double *t, const struct lk_mdl_knn_seed *seeds,
 	if (d->residual <= 0)
 		return;
 	for (i = 0; i < o->kmax; i++) {
-		x = nearest(r, seeds, n, i == 0 ? first_rank : 0);
+		x = nearest(r, seeds, n, i == 0 ? first_rank : 0, o->weight);
 		if (x == n || !step(t, r, &seeds[x], x, d))
 			break;
 	}

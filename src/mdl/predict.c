@@ -56,14 +56,22 @@ static void append_steps(struct lk_mdl_prediction *out,
 	out->nsteps = n;
 }
 
+/* The distance's weights at RAM, where a far line costs most. */
+static const double ram_weight[LK_MDL_NFEATURES] = {
+	[LK_MDL_F_LOAD] = 1, [LK_MDL_F_STORE] = 1, [LK_MDL_F_STREAMS] = 1,
+	[LK_MDL_F_ADD] = 1, [LK_MDL_F_MUL] = 1,
+	[LK_MDL_F_FAR] = LK_MDL_FAR_WEIGHT_RAM};
+
 /* One k-NN on the features of µkernel k (k < 0: all, joint). */
 static int predict_part(struct lk_ctx *ctx, const struct lk_mdl_db_row *db,
 			const char *file, const struct lk_mdl *m, long k,
 			const struct lk_mdl_knn_seed *seeds,
 			const size_t *index, size_t n,
+			enum lk_mdl_level level,
 			const struct lk_mdl_predict_opts *o,
 			struct lk_mdl_prediction *out)
 {
+	struct lk_mdl_knn_opts knn = o->knn;
 	struct lk_mdl_knn_result r;
 	double f[LK_MDL_NFEATURES];
 	int ret = lk_mdl_features(ctx, file, m, k, f);
@@ -75,7 +83,9 @@ static int predict_part(struct lk_ctx *ctx, const struct lk_mdl_db_row *db,
 
 	if (ret)
 		return ret;
-	lk_mdl_knn(f, seeds, n, &o->knn, &r);
+	if (level == LK_MDL_RAM && !knn.weight)
+		knn.weight = ram_weight;
+	lk_mdl_knn(f, seeds, n, &knn, &r);
 	out->value += pair ? r.value / 2 : r.value;
 	if (r.residual > out->residual)
 		out->residual = r.residual;
@@ -181,11 +191,11 @@ int lk_mdl_predict(struct lk_ctx *ctx, const struct lk_mdl_db_row *db,
 			       lk_mdl_level_name(level));
 	else if (o->combine == LK_MDL_COMBINE_JOINT || nuk < 2)
 		ret = predict_part(ctx, db, file, m, -1, seeds, index,
-				   out->seeds, o, out);
+				   out->seeds, level, o, out);
 	for (k = 0; !ret && o->combine == LK_MDL_COMBINE_SUM && nuk > 1 &&
 		    k < nuk; k++)
 		ret = predict_part(ctx, db, file, m, (long)k, seeds, index,
-				   out->seeds, o, out);
+				   out->seeds, level, o, out);
 	free(seeds);
 	free(index);
 	if (ret) {

@@ -184,7 +184,7 @@ static void predict(const struct lk_mdl_dbs *d, const uint8_t *code,
 		    size_t len, enum lk_mdl_level level,
 		    struct lk_mdl_block_prediction *p)
 {
-	struct lk_mdl_predict_opts o = {LK_MDL_COMBINE_JOINT, {8, 1}};
+	struct lk_mdl_predict_opts o = {LK_MDL_COMBINE_JOINT, {8, 1, NULL}};
 	struct lk_ctx ctx;
 
 	lk_ctx_init(&ctx);

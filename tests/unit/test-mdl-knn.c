@@ -341,7 +341,7 @@ Test(mdl_knn, predict_from_a_database_row)
 		 "not-measured"}};
 	struct lk_mdl_db_row row = {1, "abc", "m", "avx2", "L1,RAM", "", 0,
 				    0, 0, seeds, 2, perf, 3};
-	struct lk_mdl_predict_opts o = {LK_MDL_COMBINE_SUM, {8, 1}};
+	struct lk_mdl_predict_opts o = {LK_MDL_COMBINE_SUM, {8, 1, NULL}};
 	struct lk_mdl_prediction p;
 	struct lk_ctx ctx;
 	struct lk_mdl m;
@@ -384,7 +384,7 @@ Test(mdl_knn, predict_four_byte_elements_per_pair)
 		 1, 0, 0, 1, ""}};
 	struct lk_mdl_db_row row = {1, "abc", "m", "avx2", "L1", "", 0, 0, 0,
 				    seeds, 2, perf, 2};
-	struct lk_mdl_predict_opts o = {LK_MDL_COMBINE_JOINT, {8, 1}};
+	struct lk_mdl_predict_opts o = {LK_MDL_COMBINE_JOINT, {8, 1, NULL}};
 	struct lk_mdl_prediction p;
 	struct lk_ctx ctx;
 	struct lk_mdl m;
@@ -404,4 +404,76 @@ Test(mdl_knn, predict_four_byte_elements_per_pair)
 	cr_assert_float_eq(p.value, 0.5, 1e-12, "%g", p.value);
 	lk_mdl_prediction_release(&p);
 	lk_mdl_release(&m);
+}
+
+/* At RAM a far line weighs 16 in the distance: a column walk with some
+ * arithmetic is matched first with the far-stream seed, not with the
+ * arithmetic seed that differs from it by the far line alone (which
+ * the unweighted distance, at L3, still picks). */
+Test(mdl_knn, far_lines_weigh_more_at_ram)
+{
+	static const char column[] =
+		"MDL 1\nMeta:\nData:\n  flow a\n  flow b\n"
+		"  scalar n = 64\nBody:\nTrip: n\n"
+		"I/O: In: a n*704 b n*8 Out:\nLoopBody:\n"
+		"  In:  a Stride: 704 Offset: 0 Size: 8\n"
+		"       b Stride: 8 Offset: 0 Size: 8\n"
+		"  Out:\n"
+		"  Add: 1 Mul: 2\n";
+	struct lk_mdl_seed_row seeds[] = {
+		{"L2A1M2", "arithmetic", "", {1, 0, 2, 1, 2, 0}},
+		{"F1L1", "far-stream", "", {1, 0, 2, 0, 0, 1}}};
+	struct lk_mdl_perf_row perf[] = {
+		{"L2A1M2", "L3", 1, 2, "cycles/iter", "tsc-calibrated", 8, 1,
+		 0, 0, 1, ""},
+		{"F1L1", "L3", 1, 5, "cycles/iter", "tsc-calibrated", 8, 1, 0,
+		 0, 1, ""},
+		{"L2A1M2", "RAM", 1, 3, "cycles/iter", "tsc-calibrated", 8, 1,
+		 0, 0, 1, ""},
+		{"F1L1", "RAM", 1, 20, "cycles/iter", "tsc-calibrated", 8, 1,
+		 0, 0, 1, ""}};
+	struct lk_mdl_db_row row = {1, "abc", "m", "avx2", "L3,RAM", "", 0,
+				    0, 0, seeds, 2, perf, 4};
+	struct lk_mdl_predict_opts o = {LK_MDL_COMBINE_JOINT, {3, 1, NULL}};
+	static const double t[LK_MDL_NFEATURES] = {1, 0, 2, 1, 2, 1};
+	const double *w;
+	struct lk_mdl_prediction p;
+	struct lk_mdl_knn_seed ks[2];
+	struct lk_mdl_knn_result r;
+	struct lk_ctx ctx;
+	struct lk_mdl m;
+	double f[LK_MDL_NFEATURES];
+	int k;
+
+	lk_ctx_init(&ctx);
+	parse(column, &m);
+	cr_assert_eq(lk_mdl_features(&ctx, "t.mdl", &m, -1, f), 0, "%s",
+		     ctx.msg);
+	for (k = 0; k < LK_MDL_NFEATURES; k++)
+		cr_assert_float_eq(f[k], t[k], 1e-12, "feature %d: %g", k,
+				   f[k]);
+	cr_assert_eq(lk_mdl_predict(&ctx, &row, "t.mdl", &m, LK_MDL_L3, &o,
+				    &p), 0, "%s", ctx.msg);
+	cr_assert_str_eq(seeds[p.steps[0].seed].name, "L2A1M2");
+	lk_mdl_prediction_release(&p);
+	cr_assert_eq(lk_mdl_predict(&ctx, &row, "t.mdl", &m, LK_MDL_RAM, &o,
+				    &p), 0, "%s", ctx.msg);
+	cr_assert_str_eq(seeds[p.steps[0].seed].name, "F1L1");
+	lk_mdl_prediction_release(&p);
+	lk_mdl_release(&m);
+	/* lk_mdl_knn itself: the weights given, or none. */
+	for (k = 0; k < 2; k++) {
+		ks[k].name = seeds[k].name;
+		memcpy(ks[k].f, seeds[k].features, sizeof(ks[k].f));
+		ks[k].perf = k ? 20 : 3;
+	}
+	o.knn.weight = NULL;
+	lk_mdl_knn(t, ks, 2, &o.knn, &r);
+	cr_assert_eq(r.steps[0].seed, 0);
+	lk_mdl_knn_result_release(&r);
+	w = (const double[LK_MDL_NFEATURES]){1, 1, 1, 1, 1, 16};
+	o.knn.weight = w;
+	lk_mdl_knn(t, ks, 2, &o.knn, &r);
+	cr_assert_eq(r.steps[0].seed, 1);
+	lk_mdl_knn_result_release(&r);
 }
