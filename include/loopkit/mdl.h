@@ -237,6 +237,10 @@ struct lk_cfg;
  */
 void lk_mdl_loops(const struct lk_cfg *cfg, LK_GIVE size_t **heads,
 		  size_t *n);
+/* The nesting depth of each of heads[0..n) (1: inside no other loop),
+ * in one pass over the loops of cfg. The caller frees it. */
+LK_GIVE int *lk_mdl_loop_depths(const struct lk_cfg *cfg, const size_t *heads,
+				size_t n);
 
 /* The latency classes of a carried recurrence's operations. */
 enum lk_mdl_chain_class {
@@ -246,8 +250,9 @@ enum lk_mdl_chain_class {
 
 struct lk_mdl_extraction {
 	uint64_t loop;            /* the header block's first address */
-	int depth;                /* nesting depth (1: in no other loop; 0: a
-				   * block taken as a loop, lk_mdl_block_extract) */
+	int depth;                /* nesting depth (1: in no other loop), set
+				   * by the caller that knows it
+				   * (lk_mdl_loop_depths), else 0 */
 	int refused;              /* then reason says why; mdl is empty */
 	char *reason;
 	struct lk_mdl mdl;

@@ -134,6 +134,7 @@ static int extract(struct lk_ctx *ctx, const struct xargs *a,
 	struct lk_function fn;
 	struct lk_cfg cfg;
 	size_t *heads = NULL, n = 0, i, shown = 0;
+	int *depths;
 	int ret = load(ctx, binary, name, &fn);
 
 	if (ret)
@@ -142,12 +143,14 @@ static int extract(struct lk_ctx *ctx, const struct xargs *a,
 	if (ret)
 		return ret;
 	lk_mdl_loops(&cfg, &heads, &n);
+	depths = lk_mdl_loop_depths(&cfg, heads, n);
 	for (i = 0; !ret && i < n; i++) {
 		struct lk_mdl_extraction x;
 
 		if (a->loop && cfg.blocks[heads[i]].start != a->addr)
 			continue;
 		ret = lk_mdl_extract(ctx, &cfg, heads[i], &x);
+		x.depth = depths[i];
 		if (!ret)
 			print_one(a, &x, !a->loop && n > 1, &out);
 		lk_mdl_extraction_release(&x);
@@ -162,6 +165,7 @@ static int extract(struct lk_ctx *ctx, const struct xargs *a,
 	if (!ret)
 		fputs(lk_buf_str(&out), stdout);
 	free(heads);
+	free(depths);
 	lk_buf_release(&out);
 	lk_cfg_release(&cfg);
 	if (!ret && fflush(stdout))

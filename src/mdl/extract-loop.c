@@ -128,20 +128,22 @@ void lk_mdl_loops(const struct lk_cfg *cfg, size_t **heads, size_t *n)
 	free(in);
 }
 
-/* The loops whose bodies hold block head: its nesting depth. */
-static int loop_depth(const struct lk_cfg *cfg, size_t head)
+int *lk_mdl_loop_depths(const struct lk_cfg *cfg, const size_t *heads,
+			size_t n)
 {
 	unsigned char *in = lk_calloc(cfg->nblocks + 1, 1);
+	int *depth = lk_calloc(n + 1, sizeof(*depth));
 	struct edges e;
-	int depth = 0;
-	size_t h;
+	size_t h, i;
 
 	edges_build(cfg, &e);
-	for (h = 0; h < cfg->nblocks; h++)
-		if (e.nsrc[h]) {
-			body_of(cfg, &e, h, in);
-			depth += in[head];
-		}
+	for (h = 0; h < cfg->nblocks; h++) {
+		if (!e.nsrc[h])
+			continue;
+		body_of(cfg, &e, h, in);
+		for (i = 0; i < n; i++)
+			depth[i] += heads[i] < cfg->nblocks && in[heads[i]];
+	}
 	edges_release(cfg, &e);
 	free(in);
 	return depth;
@@ -263,7 +265,6 @@ int lk_mdl_extract(struct lk_ctx *ctx, const struct lk_cfg *cfg, size_t head,
 		return lk_error(ctx, LK_EINPUT, "%s: no block %zu",
 				cfg->fn.name, head);
 	out->loop = cfg->blocks[head].start;
-	out->depth = loop_depth(cfg, head);
 	if (!self_loop(cfg, head)) {
 		out->refused = 1;
 		out->reason = lk_strdup("control flow inside the loop body");
@@ -305,11 +306,12 @@ int lk_mdl_pick_loop(struct lk_ctx *ctx, const struct lk_cfg *cfg,
 		     struct lk_mdl_pick *out)
 {
 	size_t *heads = NULL, i;
-	int ret = 0, found = 0;
+	int *depths, ret = 0, found = 0;
 	struct lk_buf starts = LK_BUF_INIT;
 
 	memset(out, 0, sizeof(*out));
 	lk_mdl_loops(cfg, &heads, &out->nloops);
+	depths = lk_mdl_loop_depths(cfg, heads, out->nloops);
 	for (i = 0; !ret && i < out->nloops; i++) {
 		struct lk_mdl_extraction x;
 
@@ -318,6 +320,7 @@ int lk_mdl_pick_loop(struct lk_ctx *ctx, const struct lk_cfg *cfg,
 		if (addr && cfg->blocks[heads[i]].start != addr)
 			continue;
 		ret = lk_mdl_extract(ctx, cfg, heads[i], &x);
+		x.depth = depths[i];
 		if (!ret && (!found || better_pick(&out->x, &x))) {
 			lk_mdl_extraction_release(&out->x);
 			out->x = x;
@@ -329,12 +332,12 @@ int lk_mdl_pick_loop(struct lk_ctx *ctx, const struct lk_cfg *cfg,
 	}
 	if (!ret && !found && addr)
 		ret = lk_error(ctx, LK_ENOTFOUND, "%s: no innermost loop at "
-			       "0x%llx%s%s (%s: %s)", cfg->fn.name,
+			       "0x%llx%s%s (%s%s)", cfg->fn.name,
 			       (unsigned long long)addr, binary ? " in " : "",
 			       binary ? binary : "",
-			       out->nloops ? "innermost loops start at"
+			       out->nloops ? "innermost loops start at: "
 					   : "it has no loop",
-			       out->nloops ? lk_buf_str(&starts) : "none");
+			       lk_buf_str(&starts));
 	else if (!ret && !found)
 		ret = lk_error(ctx, LK_ENOTFOUND, "%s: no loop%s%s",
 			       cfg->fn.name, binary ? " in " : "",
@@ -343,6 +346,7 @@ int lk_mdl_pick_loop(struct lk_ctx *ctx, const struct lk_cfg *cfg,
 		lk_mdl_pick_release(out);
 	lk_buf_release(&starts);
 	free(heads);
+	free(depths);
 	return ret;
 }
 
