@@ -179,10 +179,13 @@ int lk_mdl_machine_runs(const struct lk_mdl_machine *m, const char *cpu_isa);
 /*
  * The description name names ("auto": the widest this machine runs) for
  * this machine, read through lk_env_collect(). An unknown name, or a
- * class the CPU lacks, is LK_EINPUT with the reason.
+ * class the CPU lacks, is LK_EINPUT with the reason; with
+ * LK_MDL_MACHINE_EMIT (code only written, maybe for another machine) a
+ * class named that the CPU lacks is given, with a warning.
  */
+#define LK_MDL_MACHINE_EMIT 1u
 int lk_mdl_machine_host(struct lk_ctx *ctx, const char *name,
-			const struct lk_mdl_machine **out);
+			unsigned flags, const struct lk_mdl_machine **out);
 
 enum lk_mdl_level { LK_MDL_L1, LK_MDL_L2, LK_MDL_L3, LK_MDL_RAM };
 
@@ -233,14 +236,12 @@ struct lk_cfg;
 /*
  * The innermost loops of cfg: the headers (block indices, ascending) of
  * the loops closed by the back edges of a depth-first search from the
- * entry that contain no other loop. *heads is the caller's (free it).
+ * entry that contain no other loop; with depths, each one's nesting
+ * depth (1: inside no other loop). *heads and *depths are the caller's
+ * (free them).
  */
 void lk_mdl_loops(const struct lk_cfg *cfg, LK_GIVE size_t **heads,
-		  size_t *n);
-/* The nesting depth of each of heads[0..n) (1: inside no other loop),
- * in one pass over the loops of cfg. The caller frees it. */
-LK_GIVE int *lk_mdl_loop_depths(const struct lk_cfg *cfg, const size_t *heads,
-				size_t n);
+		  LK_GIVE int **depths, size_t *n);
 
 /* The latency classes of a carried recurrence's operations. */
 enum lk_mdl_chain_class {
@@ -252,7 +253,7 @@ struct lk_mdl_extraction {
 	uint64_t loop;            /* the header block's first address */
 	int depth;                /* nesting depth (1: in no other loop), set
 				   * by the caller that knows it
-				   * (lk_mdl_loop_depths), else 0 */
+				   * (lk_mdl_loops), else 0 */
 	int refused;              /* then reason says why; mdl is empty */
 	char *reason;
 	struct lk_mdl mdl;

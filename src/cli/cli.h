@@ -52,6 +52,10 @@ void lk_opts_usage(FILE *out, const char *cmd, const char *usage,
 /* Print ctx's error as "loopkit: error: ..." and map it to an exit code:
  * 2 for bad input, 1 otherwise. */
 int lk_cli_fail(const struct lk_ctx *ctx);
+/* The same for a command that looks up what the user named: ret
+ * LK_ENOTFOUND (no such function, loop, database) is the user's input
+ * too, exit 2. */
+int lk_cli_fail_named(const struct lk_ctx *ctx, int ret);
 /* Print a usage error (exit code 2). */
 int lk_cli_usage_error(const char *cmd, const char *fmt, ...) LK_PRINTF(2, 3);
 
@@ -90,9 +94,6 @@ void cmd_mdl_input_release(struct mdl_input *in);
 /* --loop ADDR of an mdl command into *addr (text NULL: none, 0); 2
  * after the usage error for text that is no address (cmd-mdl.c). */
 int cmd_mdl_loop_addr(const char *cmd, const char *text, uint64_t *addr);
-/* An mdl command's failure: its message, exit 2 for bad input and for
- * a function, loop or database that is not there, else 1 (cmd-mdl.c). */
-int cmd_mdl_fail(const struct lk_ctx *ctx, int ret);
 struct lk_mdl_pick;
 /* With several innermost loops in fn, a note on stderr naming the one
  * lk_mdl_pick_loop took, and why (cmd-mdl.c). */

@@ -125,10 +125,5 @@ int cmd_blocks(int argc, char **argv)
 					  argv[first + 1]);
 	lk_ctx_init(&ctx);
 	ret = show(&ctx, argv[first], name, json, intel);
-	if (ret == LK_ENOTFOUND) {
-		/* A missing function is the user's input, not a failure. */
-		fprintf(stderr, "loopkit: error: %s\n", ctx.msg);
-		return 2;
-	}
-	return ret ? lk_cli_fail(&ctx) : 0;
+	return ret ? lk_cli_fail_named(&ctx, ret) : 0;
 }

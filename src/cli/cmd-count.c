@@ -161,9 +161,5 @@ int cmd_count(int argc, char **argv)
 	lk_ctx_init(&ctx);
 	ctx.verbose = lk_cli_verbose;
 	ret = count(&ctx, &opts, json);
-	if (ret == LK_ENOTFOUND) {
-		fprintf(stderr, "loopkit: error: %s\n", ctx.msg);
-		return 2;
-	}
-	return ret ? lk_cli_fail(&ctx) : 0;
+	return ret ? lk_cli_fail_named(&ctx, ret) : 0;
 }

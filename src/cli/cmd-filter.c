@@ -203,9 +203,5 @@ int cmd_filter(int argc, char **argv)
 		for (int i = first; !ret && i < argc; i++)
 			ret = one_binary(&ctx, argv[i], &a);
 	}
-	if (ret == LK_ENOTFOUND) {
-		fprintf(stderr, "loopkit: error: %s\n", ctx.msg);
-		return 2;
-	}
-	return ret ? lk_cli_fail(&ctx) : 0;
+	return ret ? lk_cli_fail_named(&ctx, ret) : 0;
 }

@@ -83,7 +83,7 @@ static int parse_isas(struct lk_ctx *ctx, const char *text,
 	*n = 0;
 	for (p = strtok_r(t, ",", &save); p && !ret && *n < 4;
 	     p = strtok_r(NULL, ",", &save))
-		ret = lk_mdl_machine_host(ctx, p, &out[(*n)++]);
+		ret = lk_mdl_machine_host(ctx, p, 0, &out[(*n)++]);
 	free(t);
 	if (!ret && !*n)
 		ret = lk_error(ctx, LK_EINPUT, "--isa: empty");

@@ -142,8 +142,7 @@ static int extract(struct lk_ctx *ctx, const struct xargs *a,
 	ret = lk_cfg_build(ctx, lk_decoder_x86_64(), &fn, &cfg);
 	if (ret)
 		return ret;
-	lk_mdl_loops(&cfg, &heads, &n);
-	depths = lk_mdl_loop_depths(&cfg, heads, n);
+	lk_mdl_loops(&cfg, &heads, &depths, &n);
 	for (i = 0; !ret && i < n; i++) {
 		struct lk_mdl_extraction x;
 
@@ -270,5 +269,5 @@ int cmd_mdl_extract(int argc, char **argv)
 	if (ret)
 		cmd_mdl_input_error(&ctx, &in);
 	cmd_mdl_input_release(&in);
-	return ret ? cmd_mdl_fail(&ctx, ret) : 0;
+	return ret ? lk_cli_fail_named(&ctx, ret) : 0;
 }

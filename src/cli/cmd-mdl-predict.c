@@ -174,7 +174,7 @@ static int predict_mdl(struct lk_ctx *ctx, const char *path,
 	o.knn.kmax = (int)a->kmax;
 	ret = lk_mdl_features(ctx, path, &m, -1, f);
 	if (!ret)
-		ret = lk_mdl_machine_host(ctx, a->isa, &machine);
+		ret = lk_mdl_machine_host(ctx, a->isa, 0, &machine);
 	if (!ret && !(ret = load_db(ctx, a->dir, machine, &db))) {
 		ret = predict_levels(ctx, path, &m, &db, a, &o);
 		lk_mdl_db_row_release(&db);
@@ -301,5 +301,5 @@ int cmd_mdl_predict(int argc, char **argv)
 	}
 	if (!ret && fflush(stdout))
 		ret = lk_error_errno(&ctx, "writing the output");
-	return ret ? cmd_mdl_fail(&ctx, ret) : 0;
+	return ret ? lk_cli_fail_named(&ctx, ret) : 0;
 }

@@ -264,5 +264,5 @@ int cmd_mdl_replay(int argc, char **argv)
 	if (ret)
 		cmd_mdl_input_error(&ctx, &in);
 	cmd_mdl_input_release(&in);
-	return ret ? cmd_mdl_fail(&ctx, ret) : 0;
+	return ret ? lk_cli_fail_named(&ctx, ret) : 0;
 }

@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "loopkit/env.h"
 #include "loopkit/mdl.h"
 #include "loopkit/toolchain.h"
 
@@ -170,33 +169,6 @@ static int concretize_opts(const struct concretize_args *a,
 	return 0;
 }
 
-/*
- * The class to emit: auto is the widest this CPU runs; a class named is
- * emitted whatever this CPU runs, since the source may be meant for
- * another machine, with a warning when this one cannot run it.
- */
-static int concretize_machine(struct lk_ctx *ctx, const char *name,
-			      const struct lk_mdl_machine **out)
-{
-	struct lk_env env = {0};
-	const char *isa;
-	int ret;
-
-	if (!strcmp(name, "auto") || !(*out = lk_mdl_machine_find(name)))
-		return lk_mdl_machine_host(ctx, name, out);
-	ret = lk_env_collect(ctx, &env, 0);
-	if (ret)
-		return ret;
-	isa = lk_env_get(&env, "cpu.isa");
-	if (!lk_mdl_machine_runs(*out, isa))
-		lk_warn(ctx, "this machine cannot run %s code (its cpu.isa, "
-			"%s, lacks one of: %s): the benchmark is for another "
-			"machine", name, isa ? isa : "unknown",
-			(*out)->cpu_flags);
-	lk_env_release(&env);
-	return 0;
-}
-
 static int concretize_one(struct lk_ctx *ctx, const char *path,
 			  const struct concretize_args *a,
 			  struct lk_mdl_concrete_opts *o)
@@ -208,7 +180,9 @@ static int concretize_one(struct lk_ctx *ctx, const char *path,
 
 	if (ret)
 		return ret;
-	ret = concretize_machine(ctx, a->isa, &machine);
+	/* A class named is emitted whatever this CPU runs: the source
+	 * may be meant for another machine. */
+	ret = lk_mdl_machine_host(ctx, a->isa, LK_MDL_MACHINE_EMIT, &machine);
 	o->source = path;
 	if (!ret)
 		ret = lk_mdl_concretize(ctx, &m, machine, o, &c);
@@ -261,13 +235,6 @@ static int cmd_concretize(int argc, char **argv)
 	ret = concretize_one(&ctx, path, &a, &o);
 	free(path);
 	return ret ? lk_cli_fail(&ctx) : 0;
-}
-
-int cmd_mdl_fail(const struct lk_ctx *ctx, int ret)
-{
-	int code = lk_cli_fail(ctx);
-
-	return ret == LK_ENOTFOUND ? 2 : code;
 }
 
 void cmd_mdl_pick_note(const struct lk_mdl_pick *p, const char *fn)

@@ -332,9 +332,5 @@ int cmd_predict(int argc, char **argv)
 				    &cfg);
 	lk_predict_config_release(&cfg);
 	lk_strv_release(&a.tools);
-	if (ret == LK_ENOTFOUND) {
-		fprintf(stderr, "loopkit: error: %s\n", ctx.msg);
-		return 2;
-	}
-	return ret ? lk_cli_fail(&ctx) : 0;
+	return ret ? lk_cli_fail_named(&ctx, ret) : 0;
 }

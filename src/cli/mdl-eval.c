@@ -228,7 +228,7 @@ static int eval_variant(struct eval *e, const struct lk_variant_binary *v,
 		sum->failed++;
 		return 0;
 	}
-	lk_mdl_loops(&cfg, &heads, &nheads);
+	lk_mdl_loops(&cfg, &heads, NULL, &nheads);
 	for (i = 0, ret = 0; !ret && i < nheads; i++)
 		ret = eval_loop(e, v, &cfg, heads[i]);
 	if (!ret && !nheads) {

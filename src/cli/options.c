@@ -264,6 +264,13 @@ int lk_cli_fail(const struct lk_ctx *ctx)
 	return ctx->code == LK_EINPUT ? 2 : 1;
 }
 
+int lk_cli_fail_named(const struct lk_ctx *ctx, int ret)
+{
+	int code = lk_cli_fail(ctx);
+
+	return ret == LK_ENOTFOUND ? 2 : code;
+}
+
 int lk_cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;

@@ -102,10 +102,12 @@ static void edges_release(const struct lk_cfg *cfg, struct edges *e)
 	free(e->nsrc);
 }
 
-void lk_mdl_loops(const struct lk_cfg *cfg, size_t **heads, size_t *n)
+void lk_mdl_loops(const struct lk_cfg *cfg, size_t **heads, int **depths,
+		  size_t *n)
 {
 	size_t nb = cfg->nblocks, i, j;
 	unsigned char *in = lk_calloc(nb + 1, 1);
+	int *within = lk_calloc(nb + 1, sizeof(*within));
 	struct edges e;
 
 	*heads = NULL;
@@ -117,36 +119,23 @@ void lk_mdl_loops(const struct lk_cfg *cfg, size_t **heads, size_t *n)
 		if (!e.nsrc[i])
 			continue;
 		body_of(cfg, &e, i, in);
-		for (j = 0; j < nb && inner; j++)
-			inner = j == i || !e.nsrc[j] || !in[j];
+		for (j = 0; j < nb; j++) {
+			within[j] += in[j];   /* the loops holding block j */
+			inner = inner && (j == i || !e.nsrc[j] || !in[j]);
+		}
 		if (!inner)
 			continue;
 		*heads = lk_reallocarray(*heads, *n + 1, sizeof(**heads));
 		(*heads)[(*n)++] = i;
 	}
-	edges_release(cfg, &e);
-	free(in);
-}
-
-int *lk_mdl_loop_depths(const struct lk_cfg *cfg, const size_t *heads,
-			size_t n)
-{
-	unsigned char *in = lk_calloc(cfg->nblocks + 1, 1);
-	int *depth = lk_calloc(n + 1, sizeof(*depth));
-	struct edges e;
-	size_t h, i;
-
-	edges_build(cfg, &e);
-	for (h = 0; h < cfg->nblocks; h++) {
-		if (!e.nsrc[h])
-			continue;
-		body_of(cfg, &e, h, in);
-		for (i = 0; i < n; i++)
-			depth[i] += heads[i] < cfg->nblocks && in[heads[i]];
+	if (depths) {
+		*depths = lk_calloc(*n + 1, sizeof(**depths));
+		for (j = 0; j < *n; j++)
+			(*depths)[j] = within[(*heads)[j]];
 	}
 	edges_release(cfg, &e);
+	free(within);
 	free(in);
-	return depth;
 }
 
 /* ---- Loop-carried values. ---- */
@@ -310,8 +299,7 @@ int lk_mdl_pick_loop(struct lk_ctx *ctx, const struct lk_cfg *cfg,
 	struct lk_buf starts = LK_BUF_INIT;
 
 	memset(out, 0, sizeof(*out));
-	lk_mdl_loops(cfg, &heads, &out->nloops);
-	depths = lk_mdl_loop_depths(cfg, heads, out->nloops);
+	lk_mdl_loops(cfg, &heads, &depths, &out->nloops);
 	for (i = 0; !ret && i < out->nloops; i++) {
 		struct lk_mdl_extraction x;
 

@@ -70,7 +70,7 @@ int lk_mdl_machine_runs(const struct lk_mdl_machine *m, const char *cpu_isa)
 }
 
 int lk_mdl_machine_host(struct lk_ctx *ctx, const char *name,
-			const struct lk_mdl_machine **out)
+			unsigned flags, const struct lk_mdl_machine **out)
 {
 	struct lk_env env = {0};
 	const char *isa;
@@ -88,6 +88,12 @@ int lk_mdl_machine_host(struct lk_ctx *ctx, const char *name,
 	} else if (!(*out = lk_mdl_machine_find(name))) {
 		ret = lk_error(ctx, LK_EINPUT, "unknown ISA class '%s' "
 			       "(scalar, sse, avx2, avx512, auto)", name);
+	} else if (!lk_mdl_machine_runs(*out, isa) &&
+		   (flags & LK_MDL_MACHINE_EMIT)) {
+		lk_warn(ctx, "this machine cannot run %s code (its cpu.isa, "
+			"%s, lacks one of: %s): the benchmark is for another "
+			"machine", name, isa ? isa : "unknown",
+			(*out)->cpu_flags);
 	} else if (!lk_mdl_machine_runs(*out, isa)) {
 		ret = lk_error(ctx, LK_EINPUT, "this machine cannot run %s "
 			       "code: its cpu.isa (%s) lacks one of: %s", name,

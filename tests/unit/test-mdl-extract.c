@@ -200,7 +200,7 @@ static void extract(const uint8_t *code, size_t len,
 	fn.code = malloc(len);
 	memcpy(fn.code, code, len);
 	cr_assert_eq(lk_cfg_build(&ctx, lk_decoder_x86_64(), &fn, &cfg), 0);
-	lk_mdl_loops(&cfg, &heads, &n);
+	lk_mdl_loops(&cfg, &heads, NULL, &n);
 	cr_assert_eq(n, 1, "%zu loops", n);
 	cr_assert_eq(lk_mdl_extract(&ctx, &cfg, heads[0], x), 0);
 	if (!x->refused)
@@ -243,7 +243,7 @@ Test(mdl_extract, innermost_of_a_nest)
 	fn.code = malloc(sizeof(nested));
 	memcpy(fn.code, nested, sizeof(nested));
 	cr_assert_eq(lk_cfg_build(&ctx, lk_decoder_x86_64(), &fn, &cfg), 0);
-	lk_mdl_loops(&cfg, &heads, &n);
+	lk_mdl_loops(&cfg, &heads, NULL, &n);
 	cr_assert_eq(n, 1, "%zu innermost loops", n);
 	cr_expect_eq(cfg.blocks[heads[0]].start, 0x1006, "head at %#lx",
 		     (unsigned long)cfg.blocks[heads[0]].start);
