@@ -79,17 +79,27 @@ static double ok_value(const uint8_t *bytes, size_t len, int times)
 }
 
 /*
- * The least of three measurements: a sibling test or build on the other
- * core only ever adds time (seen: 8 independent adds at 4.2 cycles once,
- * 2.0 alone, on a Zen 3 with the unit tests running two at a time).
+ * The least of measurements until one is under bound: a sibling test or
+ * build on the other core, or the host's state, only ever adds time
+ * (seen: 8 independent adds at 4.2 cycles once, 2.0 alone, on a Zen 3
+ * with the unit tests running two at a time; 3.95 in three measurements
+ * back to back). A state lasts 10 ms and more (doc/loopkit-mdl.md, "The
+ * states are the machine's"), so the retries are spaced 0.1, 0.5 and
+ * 2 s apart.
  */
-static double best_value(const uint8_t *bytes, size_t len, int times)
+static double best_value(const uint8_t *bytes, size_t len, int times,
+			 double bound)
 {
+	static const useconds_t pause[] = {100000, 500000, 2000000};
 	double best = ok_value(bytes, len, times);
-	int i;
+	size_t i;
 
-	for (i = 0; i < 2; i++) {
-		double v = ok_value(bytes, len, times);
+	for (i = 0; best >= bound && i < sizeof(pause) / sizeof(*pause);
+	     i++) {
+		double v;
+
+		usleep(pause[i]);
+		v = ok_value(bytes, len, times);
 		if (v < best)
 			best = v;
 	}
@@ -135,8 +145,8 @@ Test(bprof, independent_adds_much_faster_than_dependent)
 	    0x01, 0xc0, 0x49, 0x01, 0xc1, 0x49, 0x01, 0xc2,
 	}; /* add %rax to rbx, rcx, rdx, rsi, rdi, r8, r9, r10 */
 	static const uint8_t dep[] = {ADD_DEP};
-	double i8 = best_value(indep, sizeof(indep), 1);
 	double d8 = ok_value(dep, sizeof(dep), 8);
+	double i8 = best_value(indep, sizeof(indep), 1, d8 / 2.5);
 
 	cr_assert(d8 > 8 * 0.7 && d8 < 8 * 1.4,
 		  "8 dependent adds: %.2f cycles/iter, expected ~8", d8);
