@@ -150,8 +150,13 @@ for line in open(sys.argv[2]):
 for k, m in s.items():
     for need in ("issue_tsc", "window_tsc", "contention", "window"):
         assert need in m, (k, sorted(m))
-    # Nothing issues more than four adds per cycle (clock noise aside).
-    assert m["contention"][1] > 0.9, (k, m["contention"])
+    # Nothing issues more than four adds per cycle. One sample's clock is
+    # the median of three to five reference timings, which a neighbour on
+    # a shared host can slow together (CI saw 0.80 once, at a run's last
+    # sample): each sample within a factor of two, their median at 0.9.
+    assert m["contention"][1] > 0.5, (k, m["contention"])
+c = sorted(m["contention"][1] for m in s.values())
+assert c[len(c) // 2] > 0.9, c
 # The floor: four adds per cycle, or the best the core reached.
 floor = max(1, min(m["contention"][1] for m in s.values()))
 best = min(m["window"][1] for m in s.values()
