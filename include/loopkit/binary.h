@@ -270,6 +270,9 @@ struct lk_operand {
 				     destination) is read too: it keeps its
 				     value when not written */
 	int implicit;             /* not written in the instruction's text */
+	int writemask;            /* an AVX-512 writemask ({%k1}): which
+				     lanes the instruction writes, not a
+				     value it computes with */
 	unsigned reg;             /* LK_OPND_REG: the register (rax for eax,
 				     zmm0 for xmm0) */
 	enum lk_reg_class rclass;

@@ -153,7 +153,8 @@ static int is_fp(ZydisElementType t)
 	       t == ZYDIS_ELEMENT_TYPE_FLOAT80;
 }
 
-static void operand(const ZydisDecodedOperand *z, struct lk_operand *o)
+static void operand(const ZydisDecodedInstruction *zi,
+		    const ZydisDecodedOperand *z, struct lk_operand *o)
 {
 	memset(o, 0, sizeof(*o));
 	/* A conditional write (cmov's destination) keeps the old value
@@ -170,6 +171,11 @@ static void operand(const ZydisDecodedOperand *z, struct lk_operand *o)
 		o->kind = LK_OPND_REG;
 		o->reg = canonical(z->reg.value);
 		o->rclass = lk_reg_class_of(o->reg);
+		o->writemask = o->rclass == LK_REG_MASK &&
+			       zi->encoding == ZYDIS_INSTRUCTION_ENCODING_EVEX &&
+			       zi->avx.mask.mode != ZYDIS_MASK_MODE_DISABLED &&
+			       z->reg.value == zi->avx.mask.reg &&
+			       !(z->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE);
 		break;
 	case ZYDIS_OPERAND_TYPE_MEMORY:
 		o->kind = LK_OPND_MEM;
@@ -219,7 +225,7 @@ int lk_insn_operands(const uint8_t *code, size_t len, struct lk_insn_ops *out)
 	for (i = 0; i < zi.operand_count && out->nops < LK_MAX_OPERANDS; i++) {
 		if (no_writemask(&zi, &ops[i]))
 			continue;
-		operand(&ops[i], &out->ops[out->nops]);
+		operand(&zi, &ops[i], &out->ops[out->nops]);
 		if (out->ops[out->nops].kind)
 			out->nops++;
 	}

@@ -466,9 +466,12 @@ static int zero_idiom(const struct lk_insn_ops *in)
 			     in->ops[0].reg == in->ops[1].reg);
 }
 
+/* An operand whose value flows: not an implicit one, and not an AVX-512
+ * writemask (MDL has no predicates: a masked access or operation counts
+ * as the whole vector's). */
 static int data_operand(const struct lk_operand *o)
 {
-	if (o->implicit)
+	if (o->implicit || o->writemask)
 		return 0;
 	if (o->kind == LK_OPND_REG)
 		return o->rclass == LK_REG_GPR || o->rclass == LK_REG_VEC ||

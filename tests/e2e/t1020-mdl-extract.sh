@@ -3,8 +3,8 @@
 # strides, offsets, coalesced sizes, Add/Mul, unroll, spill/fill,
 # refusals, carried recurrences; the inner loop of a nest and its depth;
 # a function that is only a global label; which loop of several replay
-# takes), and the scalar, unrolled, vectorised
-# and renamed triads share one canonical body; so do a scalar stencil
+# takes), and the scalar, unrolled, vectorised, renamed and
+# AVX-512-masked triads share one canonical body; so do a scalar stencil
 # and its AVX2 forms with a register rotated through vperm2f128, or
 # through a vpermt2pd whose index vector is in the binary's .rodata.
 # e2e: shares the machine
@@ -19,7 +19,8 @@ for f in "$A"/*.s; do
 		fail "extract $b exited $?"
 done
 
-# One canonical body for the four triads, and it is the expected one.
+# One canonical body for the six triads (one under AVX-512 writemasks),
+# and it is the expected one.
 cat >"$TMPD/triad.body" <<'EOF2'
 Trip: n
 I/O: In: s0 n*8 s1 n*8 Out: s2 n*8
@@ -29,7 +30,8 @@ LoopBody:
   Out: s2 Stride: 8 Offset: 0 Size: 8
   Add: 1 Mul: 1
 EOF2
-for t in triad triad-x4 triad-avx2 triad-avx2-renamed; do
+for t in triad triad-x4 triad-avx2 triad-avx2-renamed triad-avx512 \
+	triad-avx512-masked; do
 	"$LOOPKIT" mdl extract "$A/$t.s" --canonical >"$TMPD/$t.body" ||
 		fail "extract --canonical $t"
 	cmp -s "$TMPD/triad.body" "$TMPD/$t.body" ||

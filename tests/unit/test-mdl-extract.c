@@ -650,5 +650,43 @@ Test(mdl_extract, operands_evex_masks)
 			break;
 	cr_assert_lt(k, o.nops);
 	cr_expect_str_eq(lk_reg_name(o.ops[k].reg), "k1");
-	cr_expect(o.ops[k].read);
+	cr_expect(o.ops[k].read && o.ops[k].writemask);
+}
+
+/* A writemask is marked as one (extraction leaves it out of the data
+ * flow); a mask a compare writes, or one kandw reads, is data. */
+static int mask_operands(const struct lk_insn_ops *o, int *wm, int *data)
+{
+	size_t k;
+
+	*wm = *data = 0;
+	for (k = 0; k < o->nops; k++)
+		if (o->ops[k].kind == LK_OPND_REG &&
+		    o->ops[k].rclass == LK_REG_MASK)
+			++*(o->ops[k].writemask ? wm : data);
+	return *wm + *data;
+}
+
+Test(mdl_extract, operands_writemask_is_not_data)
+{
+	/* vmovupd (%rsi,%rax,8), %zmm1{%k1}{z} */
+	static const uint8_t zload[] = {0x62, 0xf1, 0xfd, 0xc9, 0x10, 0x0c,
+					0xc6};
+	/* vcmpltpd %zmm1, %zmm2, %k2{%k3} */
+	static const uint8_t cmp[] = {0x62, 0xf1, 0xed, 0x4b, 0xc2, 0xd1, 0x01};
+	/* kandw %k1, %k2, %k3 */
+	static const uint8_t kand[] = {0xc5, 0xec, 0x41, 0xd9};
+	struct lk_insn_ops o;
+	int wm, data;
+
+	OPS(zload, &o);
+	cr_expect_eq(mask_operands(&o, &wm, &data), 1);
+	cr_expect_eq(wm, 1);
+	OPS(cmp, &o);
+	cr_expect_eq(mask_operands(&o, &wm, &data), 2);
+	cr_expect_eq(wm, 1, "k3 masks the compare");
+	cr_expect_eq(data, 1, "k2 is its result");
+	OPS(kand, &o);
+	cr_expect_eq(mask_operands(&o, &wm, &data), 3);
+	cr_expect_eq(wm, 0, "VEX: no writemask");
 }
