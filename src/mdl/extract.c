@@ -364,14 +364,14 @@ static void scan_registers(struct walk *w)
 		w->induction[i] = ind[i] && !w->other_def[i];
 }
 
-/* movs, stos, lods, cmps, scas: an implicit memory operand whose base
- * register the instruction itself moves (not the stack's: push, pop). */
-static int string_insn(const struct lk_insn_ops *in,
-		       const struct lk_operand *m, unsigned sp)
+/* An implicit memory operand whose base register the instruction itself
+ * moves: movs, stos, lods, cmps, scas, and push and pop (%rsp). */
+static int moves_own_base(const struct lk_insn_ops *in,
+			  const struct lk_operand *m)
 {
 	size_t k;
 
-	if (!m->implicit || !m->base || m->base == sp)
+	if (!m->implicit || !m->base)
 		return 0;
 	for (k = 0; k < in->nops; k++)
 		if (in->ops[k].kind == LK_OPND_REG && in->ops[k].implicit &&
@@ -393,13 +393,19 @@ static int check_addresses(struct walk *w, char **reason)
 
 			if (o->kind != LK_OPND_MEM || o->agen)
 				continue;
-			if (string_insn(&w->ops[i], o, w->sp)) {
-				*reason = lk_asprintf("a string instruction "
-						      "(%s), which moves its "
-						      "own address register "
-						      "%%%s",
-						      w->ops[i].mnemonic,
-						      lk_reg_name(o->base));
+			if (moves_own_base(&w->ops[i], o)) {
+				*reason = o->base == w->sp ?
+					lk_asprintf("a stack push or pop (%s), "
+						    "which moves %%%s in the "
+						    "loop",
+						    w->ops[i].mnemonic,
+						    lk_reg_name(o->base)) :
+					lk_asprintf("a string instruction "
+						    "(%s), which moves its "
+						    "own address register "
+						    "%%%s",
+						    w->ops[i].mnemonic,
+						    lk_reg_name(o->base));
 				return 1;
 			}
 			if (o->vsib) {

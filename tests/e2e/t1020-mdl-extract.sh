@@ -114,6 +114,10 @@ x = get("string-op")
 expect("string-op", x["status"] == "refused" and
        x["reason"] == "a string instruction (movsb), which moves its own "
        "address register %rdi", "refused, a string instruction")
+x = get("push-pop")
+expect("push-pop", x["status"] == "refused" and
+       x["reason"] == "a stack push or pop (push), which moves %rsp in the "
+       "loop", "refused, a push")
 x = get("branch")
 expect("branch", x["status"] == "refused" and
        x["reason"] == "control flow inside the loop body", "refused, branch")
