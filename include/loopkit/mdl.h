@@ -497,8 +497,9 @@ struct lk_mdl_db_plan {
 
 /* The seeds' folder, <share>/mdl/seeds (lk_share_dir()). */
 LK_GIVE char *lk_mdl_seeds_dir(void);
-/* An MDL file operand: FILE as it is, or the seed's file for seed:NAME. */
-LK_GIVE char *lk_mdl_path(const char *operand);
+/* An MDL file operand: FILE as it is, or the seed's file for seed:NAME
+ * (LK_ENOTFOUND, the seeds named, for a name that is none). */
+int lk_mdl_path(struct lk_ctx *ctx, const char *operand, char **path);
 
 /*
  * Load the seeds of dir (every *.mdl, by name; names non-empty: only

@@ -293,8 +293,8 @@ int cmd_mdl_predict(int argc, char **argv)
 		return ret;
 	lk_ctx_init(&ctx);
 	if (is_mdl(argv[first])) {
-		path = lk_mdl_path(argv[first]);
-		ret = predict_file(&ctx, path, &a);
+		if (!(ret = lk_mdl_path(&ctx, argv[first], &path)))
+			ret = predict_file(&ctx, path, &a);
 		free(path);
 	} else {
 		ret = predict_binary(&ctx, argv[first], &a);

@@ -231,10 +231,10 @@ static int cmd_concretize(int argc, char **argv)
 	if (ret)
 		return ret;
 	lk_ctx_init(&ctx);
-	path = lk_mdl_path(argv[first]);
-	ret = concretize_one(&ctx, path, &a, &o);
+	if (!(ret = lk_mdl_path(&ctx, argv[first], &path)))
+		ret = concretize_one(&ctx, path, &a, &o);
 	free(path);
-	return ret ? lk_cli_fail(&ctx) : 0;
+	return ret ? lk_cli_fail_named(&ctx, ret) : 0;
 }
 
 void cmd_mdl_pick_note(const struct lk_mdl_pick *p, const char *fn)

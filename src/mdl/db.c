@@ -84,16 +84,37 @@ char *lk_mdl_seeds_dir(void)
 	return lk_asprintf("%s/mdl/seeds", lk_share_dir());
 }
 
-char *lk_mdl_path(const char *operand)
+int lk_mdl_path(struct lk_ctx *ctx, const char *operand, char **path)
 {
-	char *dir, *path;
+	struct lk_strv names = {0};
+	char *dir, *list;
+	int ret = 0;
 
-	if (strncmp(operand, "seed:", 5))
-		return lk_strdup(operand);
+	*path = NULL;
+	if (strncmp(operand, "seed:", 5)) {
+		*path = lk_strdup(operand);
+		return 0;
+	}
 	dir = lk_mdl_seeds_dir();
-	path = lk_asprintf("%s/%s.mdl", dir, operand + 5);
+	if (!(ret = list_seeds(ctx, dir, &names))) {
+		size_t i;
+
+		for (i = 0; i < names.n; i++)
+			if (!strcmp(names.v[i], operand + 5))
+				break;
+		if (i < names.n) {
+			*path = lk_asprintf("%s/%s.mdl", dir, operand + 5);
+		} else {
+			list = lk_strv_join(&names, " ");
+			ret = lk_error(ctx, LK_ENOTFOUND, "%s: no such seed; "
+				       "the %zu in %s: %s", operand, names.n,
+				       dir, list);
+			free(list);
+		}
+	}
+	lk_strv_release(&names);
 	free(dir);
-	return path;
+	return ret;
 }
 
 static void release_seed(struct lk_mdl_db_seed *seed)

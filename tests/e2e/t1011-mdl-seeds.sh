@@ -83,6 +83,14 @@ LOOPKIT_SHARE_DIR=$TMPD/alt "$LOOPKIT" mdl concretize seed:mine --isa sse \
 grep -q "alt/mdl/seeds/mine.mdl" b.c || fail "override: $(head -1 b.c)"
 set +e
 "$LOOPKIT" mdl concretize seed:nosuch 2>err; rc=$?
+"$LOOPKIT" mdl predict seed:nosuch 2>err2; rc2=$?
 set -e
-[ $rc = 2 ] && grep -q 'nosuch.mdl' err || fail "unknown seed: rc $rc $(cat err)"
+# One line that names the seeds there are.
+n=$(ls "$seeds"/*.mdl | wc -l)
+for e in err err2; do
+	[ "$(wc -l <$e)" = 1 ] && grep -q "^loopkit: error: seed:nosuch: no \
+such seed; the $n in .*/mdl/seeds: F1 .* L1S0 .* stencil-3d-7pt$" $e ||
+		fail "unknown seed: $(cat $e)"
+done
+[ $rc = 2 ] && [ $rc2 = 2 ] || fail "unknown seed: exit $rc, $rc2"
 echo ok
