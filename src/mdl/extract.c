@@ -666,17 +666,46 @@ static size_t lane_value(struct walk *w, const struct lk_operand *o,
 	return n;
 }
 
+/*
+ * A shuffle's lanes are only where bytes go: register to register, the
+ * bytes keep their values (vextracti128 moves 16 bytes that hold four
+ * ints; made one value, the four would join in what reads them).
+ */
 static void permute(struct walk *w, const struct lk_insn_ops *in,
 		    const struct perm *p)
 {
-	size_t val[VBYTES];
-	unsigned j;
+	const struct lk_operand *d = &in->ops[0];
+	size_t val[VBYTES], bytes[VBYTES];
+	unsigned j, b;
 
-	for (j = 0; j < p->n; j++)
-		val[j] = lane_value(w, &in->ops[p->src[j]], p->lane[j],
-				    p->elem);
-	for (j = 0; j < p->n; j++)
-		write_lane(w, &in->ops[0], j, p->elem, val[j]);
+	for (j = 0; j < p->n; j++) {
+		const struct lk_operand *o = &in->ops[p->src[j]];
+
+		if (d->kind == LK_OPND_REG && o->kind == LK_OPND_REG &&
+		    o->rclass == LK_REG_VEC) {
+			size_t v[MAXV];
+
+			/* φs of what is read before written, by lane */
+			reg_values(w, o->reg, p->lane[j] * p->elem, p->elem, v);
+			for (b = 0; b < p->elem && j * p->elem + b < VBYTES &&
+				    p->lane[j] * p->elem + b < VBYTES; b++)
+				bytes[j * p->elem + b] =
+					w->val[o->reg][p->lane[j] * p->elem + b];
+			val[j] = 0;
+		} else {
+			val[j] = lane_value(w, o, p->lane[j], p->elem);
+			for (b = 0; b < p->elem && j * p->elem + b < VBYTES;
+			     b++)
+				bytes[j * p->elem + b] = val[j];
+		}
+	}
+	if (d->kind == LK_OPND_REG) {
+		for (b = 0; b < p->n * p->elem && b < VBYTES; b++)
+			w->val[d->reg][b] = bytes[b];
+	} else {
+		for (j = 0; j < p->n; j++)
+			write_lane(w, d, j, p->elem, val[j]);
+	}
 	if (in->ops[0].kind == LK_OPND_MEM && is_stack(w, &in->ops[0]))
 		w->x->spill_fill++;
 }

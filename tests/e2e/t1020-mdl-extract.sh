@@ -114,6 +114,10 @@ x = get("string-op")
 expect("string-op", x["status"] == "refused" and
        x["reason"] == "a string instruction (movsb), which moves its own "
        "address register %rdi", "refused, a string instruction")
+x = get("convert-halves")
+expect("convert-halves", x["meta"]["unroll"] == 8 and
+       uk(x) == [([("s0", 4, 0, 4)], [("s1", 8, 0, 8)], 0, 1)],
+       "ints converted to doubles, one lane each (vextracti128 keeps them)")
 x = get("push-pop")
 expect("push-pop", x["status"] == "refused" and
        x["reason"] == "a stack push or pop (push), which moves %rsp in the "
