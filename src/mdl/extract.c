@@ -380,6 +380,38 @@ static int moves_own_base(const struct lk_insn_ops *in,
 	return 0;
 }
 
+/* The invariant register r steps by in the loop (add/sub of a register,
+ * lea (r,R)), else 0: a stride the binary does not hold. */
+static unsigned register_step(const struct walk *w, unsigned r)
+{
+	size_t i;
+
+	for (i = 0; i < w->n; i++) {
+		const struct lk_insn_ops *in = &w->ops[i];
+		const struct lk_operand *d = in->nops ? &in->ops[0] : NULL;
+		unsigned by = 0;
+
+		if (!d || d->kind != LK_OPND_REG || d->reg != r || !d->write ||
+		    in->nops < 2)
+			continue;
+		if ((in->op == LK_OPC_ADD || in->op == LK_OPC_SUB) &&
+		    in->ops[1].kind == LK_OPND_REG &&
+		    in->ops[1].rclass == LK_REG_GPR)
+			by = in->ops[1].reg;
+		else if (in->op == LK_OPC_LEA &&
+			 in->ops[1].kind == LK_OPND_MEM &&
+			 in->ops[1].base == r && in->ops[1].index)
+			by = in->ops[1].index;
+		else if (in->op == LK_OPC_LEA &&
+			 in->ops[1].kind == LK_OPND_MEM &&
+			 in->ops[1].index == r && in->ops[1].base)
+			by = in->ops[1].base;
+		if (by && by < NREG && by != r && !w->written[by])
+			return by;
+	}
+	return 0;
+}
+
 /* Every address must be affine in the inductions: its registers are
  * inductions, invariants, rip or the stack pointer. */
 static int check_addresses(struct walk *w, char **reason)
@@ -389,7 +421,7 @@ static int check_addresses(struct walk *w, char **reason)
 	for (i = 0; i < w->n; i++)
 		for (k = 0; k < w->ops[i].nops; k++) {
 			const struct lk_operand *o = &w->ops[i].ops[k];
-			unsigned regs[2] = {o->base, o->index}, j;
+			unsigned regs[2] = {o->base, o->index}, j, by;
 
 			if (o->kind != LK_OPND_MEM || o->agen)
 				continue;
@@ -427,13 +459,23 @@ static int check_addresses(struct walk *w, char **reason)
 					    w->ops[d].ops[0].reg == r &&
 					    reads_memory(&w->ops[d]))
 						break;
-				*reason = d < w->n ?
-					lk_asprintf("indirect access (%%%s is "
-						    "loaded in the loop)",
-						    lk_reg_name(r)) :
-					lk_asprintf("address not affine in the "
-						    "induction registers "
-						    "(%%%s)", lk_reg_name(r));
+				if (d < w->n)
+					*reason = lk_asprintf(
+						"indirect access (%%%s is "
+						"loaded in the loop)",
+						lk_reg_name(r));
+				else if ((by = register_step(w, r)))
+					*reason = lk_asprintf(
+						"a stride not in the binary "
+						"(%%%s steps by %%%s, a "
+						"register: a run-time size)",
+						lk_reg_name(r),
+						lk_reg_name(by));
+				else
+					*reason = lk_asprintf(
+						"address not affine in the "
+						"induction registers (%%%s)",
+						lk_reg_name(r));
 				return 1;
 			}
 		}

@@ -118,6 +118,10 @@ x = get("convert-halves")
 expect("convert-halves", x["meta"]["unroll"] == 8 and
        uk(x) == [([("s0", 4, 0, 4)], [("s1", 8, 0, 8)], 0, 1)],
        "ints converted to doubles, one lane each (vextracti128 keeps them)")
+x = get("runtime-stride")
+expect("runtime-stride", x["status"] == "refused" and
+       x["reason"] == "a stride not in the binary (%rcx steps by %r8, a "
+       "register: a run-time size)", "refused, a register stride")
 x = get("push-pop")
 expect("push-pop", x["status"] == "refused" and
        x["reason"] == "a stack push or pop (push), which moves %rsp in the "
