@@ -78,6 +78,13 @@ int lk_elf_roi_function(struct lk_ctx *ctx, const char *binary,
 			struct lk_function *out, int *inlined);
 void lk_function_release(struct lk_function *fn);
 /*
+ * The name of binary's first global function (.globl, or a weak one):
+ * the lowest address of the first section holding one. LK_ENOTFOUND
+ * naming the binary when it has none.
+ */
+int lk_elf_first_global(struct lk_ctx *ctx, const char *binary,
+			char **name);
+/*
  * Copy the n bytes of initialised data at link-time virtual address addr
  * of binary (as objdump prints it, also for PIE) into out: they must lie
  * in one allocated section with contents in the file (.rodata, .data,

@@ -14,6 +14,7 @@ struct elf_sym {
 	char *name;            /* owned */
 	uint64_t addr, size;   /* link-time virtual address (objdump's) */
 	size_t shndx;          /* section holding it; 0 if not a real one */
+	int global;            /* STB_GLOBAL or STB_WEAK */
 };
 
 struct elf_image {
@@ -25,6 +26,7 @@ struct elf_image {
 	int relocatable;       /* ET_REL: addresses are section offsets */
 	struct elf_sym *syms;  /* STT_FUNC symbols, sorted by address */
 	size_t nsyms, alloc;
+	int symtab;            /* has a .symtab (not stripped) */
 };
 
 /*

@@ -89,6 +89,7 @@ static void add_symbol(struct elf_image *img, const char *name,
 	s->addr = st->st_value;
 	s->size = st->st_size;
 	s->shndx = st->st_shndx < SHN_LORESERVE ? st->st_shndx : 0;
+	s->global = GELF_ST_BIND(st->st_info) != STB_LOCAL;
 }
 
 /* Is section ndx of img executable code? */
@@ -183,8 +184,10 @@ static void read_symbols(struct elf_image *img)
 
 		for (scn = elf_nextscn(img->elf, NULL); scn;
 		     scn = elf_nextscn(img->elf, scn))
-			if (gelf_getshdr(scn, &sh) && sh.sh_type == want)
+			if (gelf_getshdr(scn, &sh) && sh.sh_type == want) {
+				img->symtab |= want == SHT_SYMTAB;
 				read_symtab(img, scn, &sh);
+			}
 	}
 }
 
@@ -386,6 +389,11 @@ static int no_function(struct lk_ctx *ctx, const struct elf_image *img,
 	size_t i, own = 0;
 	int ret;
 
+	if (!img->symtab)
+		return lk_error(ctx, LK_ENOTFOUND, "%s: no function '%s': the "
+				"binary is stripped (no .symtab; .dynsym names "
+				"only exported functions): build it without "
+				"-s and do not strip it", binary, name);
 	for (i = 0; i < img->nsyms; i++) {
 		if (startup_code(img->syms[i].name))
 			continue;
@@ -441,9 +449,58 @@ static int find_clone(struct lk_ctx *ctx, const struct elf_image *img,
 	return ret;
 }
 
+/*
+ * A local label in code called name (hand-written assembly's 'f:'
+ * without .globl), when named: it reaches the next function of its
+ * section, or the section's end (its own named labels inside it).
+ */
+static int local_label(const struct elf_image *img, const char *name,
+		       struct elf_sym *out)
+{
+	Elf_Scn *scn = NULL, *in;
+	GElf_Shdr sh, insh;
+	GElf_Sym st;
+	size_t i, n, j;
+
+	while ((scn = elf_nextscn(img->elf, scn))) {
+		Elf_Data *data = elf_getdata(scn, NULL);
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB ||
+		    !data || !sh.sh_entsize)
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < n; i++) {
+			const char *s;
+
+			if (!gelf_getsym(data, (int)i, &st) ||
+			    GELF_ST_TYPE(st.st_info) != STT_NOTYPE ||
+			    GELF_ST_BIND(st.st_info) != STB_LOCAL ||
+			    !exec_section(img, st.st_shndx) ||
+			    !(s = elf_strptr(img->elf, sh.sh_link, st.st_name)) ||
+			    strcmp(s, name))
+				continue;
+			in = elf_getscn(img->elf, st.st_shndx);
+			if (!in || !gelf_getshdr(in, &insh))
+				return 0;
+			out->name = (char *)name;
+			out->addr = st.st_value;
+			out->shndx = st.st_shndx;
+			out->size = insh.sh_addr + insh.sh_size - st.st_value;
+			for (j = 0; j < img->nsyms; j++)
+				if (img->syms[j].shndx == out->shndx &&
+				    img->syms[j].addr > out->addr &&
+				    img->syms[j].addr - out->addr < out->size)
+					out->size = img->syms[j].addr - out->addr;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int lk_elf_function(struct lk_ctx *ctx, const char *binary, const char *name,
 		    struct lk_function *out)
 {
+	struct elf_sym label;
 	struct elf_image img;
 	const struct elf_sym *sym;
 	int ret = elf_image_open(ctx, binary, &img);
@@ -451,10 +508,40 @@ int lk_elf_function(struct lk_ctx *ctx, const char *binary, const char *name,
 	if (ret)
 		return ret;
 	sym = elf_image_find(&img, name);
+	if (!sym && local_label(&img, name, &label))
+		sym = &label;
 	if (!sym)
 		ret = find_clone(ctx, &img, binary, name, &sym);
 	if (!ret)
 		ret = elf_image_function(ctx, &img, sym, out);
+	elf_image_close(&img);
+	return ret;
+}
+
+int lk_elf_first_global(struct lk_ctx *ctx, const char *binary,
+			char **name)
+{
+	struct elf_image img;
+	const struct elf_sym *first = NULL;
+	size_t i;
+	int ret = elf_image_open(ctx, binary, &img);
+
+	*name = NULL;
+	if (ret)
+		return ret;
+	for (i = 0; i < img.nsyms; i++) {
+		const struct elf_sym *s = &img.syms[i];
+
+		if (s->global && (!first || s->shndx < first->shndx ||
+				  (s->shndx == first->shndx &&
+				   s->addr < first->addr)))
+			first = s;
+	}
+	if (first)
+		*name = lk_strdup(first->name);
+	else
+		ret = lk_error(ctx, LK_ENOTFOUND, "%s: no global function",
+			       binary);
 	elf_image_close(&img);
 	return ret;
 }

@@ -27,22 +27,6 @@ struct xargs {
 };
 
 /* The first '.globl NAME' of an assembly file. */
-static char *first_global(const char *text)
-{
-	const char *p = text;
-
-	while ((p = strstr(p, ".glob")) != NULL) {
-		size_t n;
-
-		p += strcspn(p, " \t\n");
-		p += strspn(p, " \t");
-		n = strcspn(p, " \t\n,;");
-		if (n)
-			return lk_strndup(p, n);
-	}
-	return NULL;
-}
-
 static int is_asm(const char *path)
 {
 	size_t n = strlen(path);
@@ -186,10 +170,12 @@ int cmd_mdl_input(struct lk_ctx *ctx, const char *path, const char *function,
 		in->name = function ? lk_strdup(function) : NULL;
 		return 0;
 	}
+	/* Unreadable, a directory, a device: said before the assembler
+	 * runs, naming the file. */
 	if ((ret = lk_file_read_input(ctx, path, &text, &len)))
 		return ret;
-	in->name = function ? lk_strdup(function) : first_global(text);
 	free(text);
+	in->name = function ? lk_strdup(function) : NULL;
 	snprintf(in->dir, sizeof(in->dir), "/tmp/loopkit-mdl-XXXXXX");
 	if (!mkdtemp(in->dir)) {
 		in->dir[0] = 0;
@@ -199,7 +185,9 @@ int cmd_mdl_input(struct lk_ctx *ctx, const char *path, const char *function,
 	/* What does not assemble says so first: no .globl is likely a
 	 * consequence. */
 	ret = assemble(ctx, path, in->binary);
-	if (!ret && !in->name)
+	if (!ret && !in->name &&
+	    (ret = lk_elf_first_global(ctx, in->binary, &in->name)) ==
+		    LK_ENOTFOUND)
 		ret = lk_error(ctx, LK_EINPUT, "%s: no .globl symbol (name "
 			       "the function with --function)", path);
 	return ret;

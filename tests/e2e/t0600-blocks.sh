@@ -111,3 +111,7 @@ gcc -O2 -o "$TMPD/plain" "$TMPD/plain.c"
 expect_error "no lk_roi_begin.*--function" "$TMPD/plain"
 "$LOOPKIT" blocks "$TMPD/plain" --function main >/dev/null ||
 	fail "--function main of a plain binary"
+# Stripped, it has no symbols to find main by, and the message says why.
+strip -o "$TMPD/stripped" "$TMPD/plain"
+expect_error "no function 'main': the binary is stripped" \
+	"$TMPD/stripped" --function main

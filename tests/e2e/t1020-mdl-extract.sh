@@ -15,9 +15,15 @@ A=tests/data/mdl/asm
 
 for f in "$A"/*.s; do
 	b=$(basename "$f" .s)
-	"$LOOPKIT" mdl extract "$f" --json >"$TMPD/$b.json" ||
+	[ "$b" = local-label ] && set -- --function sum || set --
+	"$LOOPKIT" mdl extract "$f" "$@" --json >"$TMPD/$b.json" ||
 		fail "extract $b exited $?"
 done
+set +e
+"$LOOPKIT" mdl extract "$A/local-label.s" 2>"$TMPD/err"; rc=$?
+set -e
+[ $rc = 2 ] && grep -q "local-label.s: no .globl symbol (name the function \
+with --function)" "$TMPD/err" || fail "local label unnamed: $rc $(cat "$TMPD/err")"
 
 # One canonical body for the six triads (one under AVX-512 writemasks),
 # and it is the expected one.
@@ -122,6 +128,10 @@ x = get("runtime-stride")
 expect("runtime-stride", x["status"] == "refused" and
        x["reason"] == "a stride not in the binary (%rcx steps by %r8, a "
        "register: a run-time size)", "refused, a register stride")
+x = get("local-label")
+expect("local-label", x["status"] == "ok" and
+       uk(x) == [([("s0", 8, 0, 8)], [], 1, 0)] and x["meta"]["carried"] == 1,
+       "a local label named by --function, its inner label inside it")
 x = get("push-pop")
 expect("push-pop", x["status"] == "refused" and
        x["reason"] == "a stack push or pop (push), which moves %rsp in the "
