@@ -985,6 +985,33 @@ static unsigned gpr(const char *name)
 	return 0;
 }
 
+/*
+ * Does the function keep a frame pointer: 'mov %rsp, %rbp' among its
+ * first instructions, before any jump or call (push %rbp; mov %rsp,
+ * %rbp)? Without one (gcc and clang from -O1), %rbp is one more
+ * general register, and an access through it is data, not a slot.
+ */
+static int frame_pointer(const struct lk_cfg *cfg)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->ninsns && i < 32; i++) {
+		const struct lk_insn *in = &cfg->insns[i];
+		struct lk_insn_ops ops;
+
+		if (in->kind != LK_INSN_PLAIN)
+			return 0;
+		if (lk_insn_operands(in->bytes, in->len, &ops) ||
+		    ops.op != LK_OPC_MOVE || ops.nops != 2 ||
+		    ops.ops[0].kind != LK_OPND_REG ||
+		    ops.ops[1].kind != LK_OPND_REG)
+			continue;
+		if (ops.ops[0].reg == gpr("rbp") && ops.ops[1].reg == gpr("rsp"))
+			return 1;
+	}
+	return 0;
+}
+
 int mdl_x_walk(const struct lk_cfg *cfg, size_t head, struct xloop *x,
 	       char **reason)
 {
@@ -996,7 +1023,8 @@ int mdl_x_walk(const struct lk_cfg *cfg, size_t head, struct xloop *x,
 	memset(x, 0, sizeof(*x));
 	w->x = x;
 	w->sp = gpr("rsp");
-	w->bp = gpr("rbp");
+	/* no register has this number: no frame pointer */
+	w->bp = frame_pointer(cfg) ? gpr("rbp") : NREG;
 	w->val = lk_calloc(NREG, sizeof(*w->val));
 	if (decode_body(cfg, b, w)) {
 		*reason = lk_strdup("an instruction does not decode");

@@ -25,8 +25,8 @@ set -e
 [ $rc = 2 ] && grep -q "local-label.s: no .globl symbol (name the function \
 with --function)" "$TMPD/err" || fail "local label unnamed: $rc $(cat "$TMPD/err")"
 
-# One canonical body for the six triads (one under AVX-512 writemasks),
-# and it is the expected one.
+# One canonical body for the seven triads (one under AVX-512 writemasks,
+# one with an array through %rbp), and it is the expected one.
 cat >"$TMPD/triad.body" <<'EOF2'
 Trip: n
 I/O: In: s0 n*8 s1 n*8 Out: s2 n*8
@@ -37,7 +37,7 @@ LoopBody:
   Add: 1 Mul: 1
 EOF2
 for t in triad triad-x4 triad-avx2 triad-avx2-renamed triad-avx512 \
-	triad-avx512-masked; do
+	triad-avx512-masked triad-rbp; do
 	"$LOOPKIT" mdl extract "$A/$t.s" --canonical >"$TMPD/$t.body" ||
 		fail "extract --canonical $t"
 	cmp -s "$TMPD/triad.body" "$TMPD/$t.body" ||
@@ -132,6 +132,13 @@ x = get("local-label")
 expect("local-label", x["status"] == "ok" and
        uk(x) == [([("s0", 8, 0, 8)], [], 1, 0)] and x["meta"]["carried"] == 1,
        "a local label named by --function, its inner label inside it")
+x = get("frame-spill")
+expect("frame-spill", x["meta"]["spill_fill"] == 2 and len(x["streams"]) == 2
+       and uk(x) == [([("s0", 8, 0, 8)], [("s1", 8, 0, 8)], 0, 0)],
+       "a slot of the frame %rbp points at: a spill and its fill")
+x = get("triad-rbp")
+expect("triad-rbp", x["meta"]["spill_fill"] == 0 and len(x["streams"]) == 3,
+       "without a frame pointer, %rbp is a stream's base")
 x = get("push-pop")
 expect("push-pop", x["status"] == "refused" and
        x["reason"] == "a stack push or pop (push), which moves %rsp in the "
