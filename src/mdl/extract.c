@@ -380,6 +380,41 @@ static int moves_own_base(const struct lk_insn_ops *in,
 	return 0;
 }
 
+/* Is every definition of r in the loop a fill from one stack slot that
+ * the loop never writes ('mov 0x10(%rsp), %r9' where the register
+ * allocator spilled a pointer)? Then r holds the same value in every
+ * iteration: an invariant. */
+static int filled_invariant(const struct walk *w, unsigned r)
+{
+	const struct lk_operand *slot = NULL;
+	size_t i, k;
+	unsigned b;
+
+	for (i = 0; i < w->n; i++) {
+		const struct lk_insn_ops *in = &w->ops[i];
+
+		for (k = 0; k < in->nops; k++) {
+			const struct lk_operand *o = &in->ops[k];
+
+			if (o->kind != LK_OPND_REG || o->reg != r || !o->write)
+				continue;
+			if (k || in->op != LK_OPC_MOVE || in->nops != 2 ||
+			    o->bytes != 8 || in->ops[1].kind != LK_OPND_MEM ||
+			    in->ops[1].base != w->sp || in->ops[1].index ||
+			    in->ops[1].bytes != 8 ||
+			    (slot && slot->disp != in->ops[1].disp))
+				return 0;
+			slot = &in->ops[1];
+		}
+	}
+	if (!slot)
+		return 0;
+	for (b = 0; b < 8; b++)
+		if (stack_written(w, w->sp, slot->disp + b))
+			return 0;
+	return 1;
+}
+
 /* The invariant register r steps by in the loop (add/sub of a register,
  * lea (r,R)), else 0: a stride the binary does not hold. */
 static unsigned register_step(const struct walk *w, unsigned r)
@@ -451,7 +486,8 @@ static int check_addresses(struct walk *w, char **reason)
 
 				if (!r || r >= NREG || !w->written[r] ||
 				    w->induction[r] ||
-				    lk_reg_class_of(r) == LK_REG_IP)
+				    lk_reg_class_of(r) == LK_REG_IP ||
+				    filled_invariant(w, r))
 					continue;
 				for (d = 0; d < w->n; d++)
 					if (w->ops[d].nops &&

@@ -81,10 +81,11 @@ static void emit_tables(const struct rp *p, struct lk_buf *out)
 		lk_buf_adds(out, "0};\n");
 	}
 	lk_buf_adds(out, "\n/* The registers on entry, rax..r15 (bases set "
-		    "per step). */\nstatic long rp_gpr[16] = {");
+		    "per step), and a bound the loop reads from the stack. "
+		    "*/\nstatic long rp_gpr[17] = {");
 	for (r = 0; r < NGPR; r++)
-		lk_buf_addf(out, "%lldL%s", (long long)p->start[r],
-			    r + 1 < NGPR ? ", " : "};\n");
+		lk_buf_addf(out, "%lldL, ", (long long)p->start[r]);
+	lk_buf_adds(out, "0};\n");
 	lk_buf_adds(out, "/* The vector registers, 64 bytes each, from one "
 		    "call to the next. */\nstatic rp_elem rp_vsave[32 * 64 / "
 		    "sizeof(rp_elem)] __attribute__((aligned(64)));\n"
@@ -109,6 +110,7 @@ static void emit_prologue(const struct rp *p, struct lk_buf *out)
 	const char *mov = p->vex ? "vmovups" : "movups";
 	const char *v = p->vbytes > 32 ? "zmm" : p->vbytes > 16 ? "ymm" :
 					  "xmm";
+	size_t k;
 	int r;
 
 	lk_buf_adds(out, "__attribute__((visibility(\"hidden\"))) void\n"
@@ -130,6 +132,11 @@ static void emit_prologue(const struct rp *p, struct lk_buf *out)
 		lk_buf_addf(out, "\t\"add $%ld, %%rsp\\n\"\n", p->stack_shift);
 	lk_buf_addf(out, "\t\"mov %%rax, %ld(%%rsp)\\n\"\n"
 		    "\t\"mov %%rsi, %ld(%%rsp)\\n\"\n", FRAME - 16, FRAME - 8);
+	/* the stack slots the loop reads: its filled bases, its bound */
+	for (k = 0; k < p->nslots; k++)
+		lk_buf_addf(out, "\t\"mov %d(%%rdi), %%rax\\n\"\n"
+			    "\t\"mov %%rax, %lld(%%rsp)\\n\"\n",
+			    8 * p->slots[k].src, p->slots[k].disp);
 	for (r = 0; r < 32; r++)
 		if (p->vec >> r & 1)
 			lk_buf_addf(out, "\t\"%s %d(%%rsi), %%%s%d\\n\"\n", mov,

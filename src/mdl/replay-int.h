@@ -10,6 +10,8 @@
 #define NGPR 16
 #define RSP 4
 #define FRAME 65536L                 /* the kernel's stack scratch */
+#define RP_SLOT_BOUND NGPR           /* rp_gpr's entry past the registers:
+					a bound held in a stack slot */
 
 /* rax..r15, by number (replay.c). */
 extern const char *const mdl_rp_gpr_names[NGPR];
@@ -81,6 +83,18 @@ struct rp {
 	} *stack;
 	size_t nstack, astack;
 	long stack_shift;
+	/* stack slots the loop reads and never writes (a register
+	 * allocator's spills of invariants), each set before the loop
+	 * from rp_gpr[src]: a base register the loop fills from one
+	 * (src: that register), a bound it compares with one
+	 * (RP_SLOT_BOUND) */
+	struct {
+		long long disp;
+		int src;
+	} slots[NGPR + 1];
+	size_t nslots;
+	long long fill_disp[16];
+	unsigned char filled[16];      /* 1: every definition a fill */
 	/* the RIP-relative data: the binary's (lk_elf_read) when known */
 	const char *binary;
 	uint8_t (*rip_data)[64];

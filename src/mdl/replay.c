@@ -116,7 +116,55 @@ static void note_vector(struct rp *p, const struct lk_operand *o)
 		p->fp8++;
 }
 
-/* Registers: used, written, inductions and their steps. */
+/* An 8-byte load into GPR g from a slot of the stack (%rsp-based, no
+ * index): 'mov disp(%rsp), %g'. */
+static int fill_of(const struct lk_insn_ops *in, int g, long long *disp)
+{
+	const struct lk_operand *s = in->nops == 2 ? &in->ops[1] : NULL;
+
+	if (!s || in->op != LK_OPC_MOVE || in->ops[0].kind != LK_OPND_REG ||
+	    gpr_of(in->ops[0].reg) != g || in->ops[0].bytes != 8 ||
+	    s->kind != LK_OPND_MEM || s->agen || s->index ||
+	    gpr_of(s->base) != RSP || s->bytes != 8)
+		return 0;
+	*disp = s->disp;
+	return 1;
+}
+
+/* Does an instruction of the loop write a byte of [disp, disp + 8) of
+ * the stack? */
+static int slot_written(const struct rp *p, long long disp)
+{
+	size_t i, k;
+
+	for (i = 0; i < p->n; i++)
+		for (k = 0; k < p->ops[i].nops; k++) {
+			const struct lk_operand *o = &p->ops[i].ops[k];
+			long long n = o->bytes ? o->bytes : 8;
+
+			if (o->kind == LK_OPND_MEM && o->write && !o->agen &&
+			    gpr_of(o->base) == RSP && o->disp < disp + 8 &&
+			    o->disp + n > disp)
+				return 1;
+		}
+	return 0;
+}
+
+static int add_slot(struct rp *p, long long disp, int src)
+{
+	if (slot_written(p, disp))
+		return refuse(p, "address not affine in the induction "
+			      "registers (%lld(%%rsp) is written in the "
+			      "loop)", disp);
+	if (p->nslots < LK_ARRAY_SIZE(p->slots)) {
+		p->slots[p->nslots].disp = disp;
+		p->slots[p->nslots++].src = src;
+	}
+	return 0;
+}
+
+/* Registers: used, written, inductions and their steps; the registers
+ * every definition of which fills them from one stack slot. */
 static void scan(struct rp *p)
 {
 	unsigned char other[NGPR] = {0}, ind[NGPR] = {0};
@@ -153,12 +201,24 @@ static void scan(struct rp *p)
 				ind[g] = 1;
 				p->step[g] += c;
 			} else {
+				long long d;
+
 				other[g] = 1;
+				if (k == 0 && fill_of(in, g, &d) &&
+				    (!p->filled[g] || p->fill_disp[g] == d)) {
+					p->fill_disp[g] = d;
+					p->filled[g] = p->filled[g] ? p->filled[g]
+								   : 1;
+				} else {
+					p->filled[g] = 2;
+				}
 			}
 		}
 	}
-	for (i = 0; i < NGPR; i++)
+	for (i = 0; i < NGPR; i++) {
 		p->induction[i] = ind[i] && !other[i];
+		p->filled[i] = p->filled[i] == 1 && !ind[i];
+	}
 }
 
 /* The alignment an access needs: packed legacy-SSE memory operands
@@ -364,6 +424,11 @@ static int exit_test(struct rp *p, const char *jcc)
 	} else if (b->kind == LK_OPND_REG && (r = gpr_of(b->reg)) >= 0 &&
 		   !p->written[r]) {
 		p->bound = r;
+	} else if (b->kind == LK_OPND_MEM && !b->agen && !b->index &&
+		   gpr_of(b->base) == RSP && p->width == 8) {
+		/* cmp %r15, 0x20(%rsp): the bound spilled */
+		p->bound = RP_SLOT_BOUND;
+		return add_slot(p, b->disp, RP_SLOT_BOUND);
 	} else {
 		return refuse(p, "loop exit not understood (the bound is "
 			      "not a register or an immediate)");
@@ -496,6 +561,11 @@ static int make_groups(struct rp *p, int max_streams)
 	for (i = 0; i < p->ngroups; i++) {
 		int r = p->groups[i].reg;
 
+		/* a base filled from the stack gets its array there */
+		if (p->written[r] && !p->induction[r] &&
+		    (!p->filled[r] || add_slot(p, p->fill_disp[r], r)))
+			return refuse(p, "address not affine in the induction "
+				      "registers (%%%s)", mdl_rp_gpr_names[r]);
 		if (p->is_index[r])
 			return refuse(p, "address not affine in the induction "
 				      "registers (%%%s is a base and an "
@@ -505,7 +575,7 @@ static int make_groups(struct rp *p, int max_streams)
 				      "register %%%s addresses memory)",
 				      mdl_rp_gpr_names[r]);
 	}
-	if (p->bound >= 0 && p->is_index[p->bound])
+	if (p->bound >= 0 && p->bound < NGPR && p->is_index[p->bound])
 		return refuse(p, "loop exit not understood (the bound "
 			      "register %%%s addresses memory)",
 			      mdl_rp_gpr_names[p->bound]);

@@ -25,8 +25,9 @@ set -e
 [ $rc = 2 ] && grep -q "local-label.s: no .globl symbol (name the function \
 with --function)" "$TMPD/err" || fail "local label unnamed: $rc $(cat "$TMPD/err")"
 
-# One canonical body for the seven triads (one under AVX-512 writemasks,
-# one with an array through %rbp), and it is the expected one.
+# One canonical body for the eight triads (one under AVX-512 writemasks,
+# one with an array through %rbp, one whose pointer and bound are
+# spilled), and it is the expected one.
 cat >"$TMPD/triad.body" <<'EOF2'
 Trip: n
 I/O: In: s0 n*8 s1 n*8 Out: s2 n*8
@@ -37,7 +38,7 @@ LoopBody:
   Add: 1 Mul: 1
 EOF2
 for t in triad triad-x4 triad-avx2 triad-avx2-renamed triad-avx512 \
-	triad-avx512-masked triad-rbp; do
+	triad-avx512-masked triad-rbp filled-base; do
 	"$LOOPKIT" mdl extract "$A/$t.s" --canonical >"$TMPD/$t.body" ||
 		fail "extract --canonical $t"
 	cmp -s "$TMPD/triad.body" "$TMPD/$t.body" ||

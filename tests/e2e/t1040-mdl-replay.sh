@@ -5,7 +5,8 @@
 # counter's add; stack-aligned's vmovdqa needs the frame 32-byte
 # aligned, stack-misaligned's movaps at -0x18 8 bytes past 16;
 # rip-constant's .rodata constant is copied from the linked
-# binary), RAM >= L1 for the streaming triad; --dry-run
+# binary; filled-base reads an array's address and its bound from stack
+# slots, which replay sets), RAM >= L1 for the streaming triad; --dry-run
 # shows the loop's own bytes; the indirect, branchy and eight-stream
 # loops are refused with
 # their reasons, and AVX-512 code where the CPU lacks it; a kernelified triad's replay at L1 is within 0.5x..2x
@@ -40,7 +41,7 @@ grep -q '^/\* dry run: would record this file in campaign triad.s:mdl-replay' \
 
 # L1 and RAM: positive, labelled, RAM >= L1 for the streaming triad.
 loops="triad triad-x4 stencil dot-x4 decreasing stride4 copy-spill dot-global
-	counter-flags stack-misaligned"
+	counter-flags stack-misaligned filled-base triad-rbp"
 # stack-aligned is AVX code: only where the CPU runs it
 "$LOOPKIT" env | grep '^cpu\.isa ' | grep -qw avx && loops="$loops stack-aligned"
 for t in $loops; do
