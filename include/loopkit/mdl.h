@@ -328,6 +328,17 @@ void lk_mdl_extraction_json(const struct lk_mdl_extraction *x,
  */
 int lk_mdl_features(struct lk_ctx *ctx, const char *file,
 		    const struct lk_mdl *m, long k, double *f);
+/*
+ * The same at a memory level whose nearer cache holds near bytes (the
+ * L1D's at L2, the L2's at L3, the L3's at RAM; 0: none, as at L1): a
+ * flow split from another of its base, index and scale ('disp'
+ * attributes) that trails it closely enough that its lines are still
+ * in that cache is no stream of its own (S), nor are its far lines new
+ * (F).
+ */
+int lk_mdl_features_near(struct lk_ctx *ctx, const char *file,
+			 const struct lk_mdl *m, long k, long long near,
+			 double *f);
 /* The element of m's innermost µkernels: 4 (bytes) when an access size
  * is not a multiple of 8, else 8 (the seeds'). lk_mdl_predict predicts
  * a 4-byte element loop against a packed class per pair of canonical

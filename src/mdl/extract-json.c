@@ -83,8 +83,11 @@ static void json_streams(const struct lk_mdl *m, struct lk_buf *out)
 			lk_buf_addf(out, ", \"scale\": %s",
 				    attr_of(f, "scale"));
 		}
-		lk_buf_addf(out, ", \"stride\": %lld, \"asm_stride\": %s}",
+		lk_buf_addf(out, ", \"stride\": %lld, \"asm_stride\": %s",
 			    stride, attr_of(f, "stride"));
+		if (attr_of(f, "disp"))
+			lk_buf_addf(out, ", \"disp\": %s", attr_of(f, "disp"));
+		lk_buf_adds(out, "}");
 	}
 	lk_buf_adds(out, "]");
 }

@@ -73,6 +73,7 @@ struct tally {
 	long long in_bytes, out_bytes, add, mul;
 	int elem;                   /* 8, or 4 when a size needs it */
 	unsigned char *flows;       /* by flow index: accessed */
+	size_t *rep;                /* by flow index: the stream it is */
 	struct far_access *far;     /* the accesses of a far stride */
 	size_t nfar, afar;
 };
@@ -126,8 +127,6 @@ static int tally_accesses(struct lk_ctx *ctx, const char *file,
 		    (ret = value_of(ctx, file, m, &a[i].stride, &stride)) ||
 		    (ret = value_of(ctx, file, m, &a[i].offset, &off)))
 			return ret;
-		if (stride >= FAR_STRIDE || stride <= -FAR_STRIDE)
-			add_far(t, a[i].flow, stride, off, size);
 		if (size <= 0 || size % 4)
 			return lk_error(ctx, LK_EINPUT, "%s: flow %s: size %lld "
 					"is not a whole number of 4- or 8-byte "
@@ -135,6 +134,12 @@ static int tally_accesses(struct lk_ctx *ctx, const char *file,
 					m->flows[a[i].flow].name, size);
 		if (size % 8)
 			t->elem = 4;
+		/* a trailing stream's lines are in a nearer cache: its
+		 * accesses cost little beside the level's streams */
+		if (t->rep[a[i].flow] != a[i].flow)
+			continue;
+		if (stride >= FAR_STRIDE || stride <= -FAR_STRIDE)
+			add_far(t, a[i].flow, stride, off, size);
 		*bytes += size;
 		t->flows[a[i].flow] = 1;
 	}
@@ -210,16 +215,117 @@ int lk_mdl_element_bytes(const struct lk_mdl *m)
 	return elem;
 }
 
+/* Flow f's attribute key as text ("" when absent). */
+static const char *flow_attr(const struct lk_mdl *m, size_t f,
+			     const char *key)
+{
+	const struct lk_mdl_attr *a = lk_mdl_attr_find(m->flows[f].attrs,
+						       m->flows[f].nattrs, key);
+
+	return a ? a->text : "";
+}
+
+/* Flow f's stride per canonical iteration (its first access's), 0 if
+ * none is known. */
+static long long flow_stride(const struct lk_mdl *m, const struct leaves *lv,
+			     size_t f)
+{
+	struct lk_ctx quiet;
+	long long v;
+	size_t i, k;
+	int dir;
+
+	lk_ctx_init(&quiet);
+	for (i = 0; i < lv->n; i++)
+		for (dir = 0; dir < 2; dir++) {
+			const struct lk_mdl_access *a = dir ? lv->uks[i]->out
+							    : lv->uks[i]->in;
+			size_t n = dir ? lv->uks[i]->nout : lv->uks[i]->nin;
+
+			for (k = 0; k < n; k++)
+				if (a[k].flow == f &&
+				    !value_of(&quiet, "", m, &a[k].stride, &v))
+					return v;
+		}
+	return 0;
+}
+
+/*
+ * Trailing streams (doc/loopkit-mdl.md, "predict"): flows of one base,
+ * index and scale with a 'disp' each (extraction splits an array
+ * reached at displacements far apart into such flows: heat-3d's planes,
+ * floyd-warshall's rows) walk the same way. The one furthest in the
+ * walk's direction leads; another, D bytes behind, re-reads D / |stride|
+ * iterations later the lines the leader brought in. When what the loop
+ * touches meanwhile (those iterations times every flow's bytes per
+ * iteration) fits in near bytes, the cache nearer than the level's,
+ * the trailing flow is no stream of its own there: rep[f] is its
+ * leader. near 0: every flow its own stream.
+ */
+static void trailing(const struct lk_mdl *m, const struct leaves *lv,
+		     long long near, size_t *rep)
+{
+	long long *stride = lk_calloc(m->nflows + 1, sizeof(*stride));
+	long long *disp = lk_calloc(m->nflows + 1, sizeof(*disp));
+	unsigned char *has = lk_calloc(m->nflows + 1, 1);
+	double per_iter = 0;
+	size_t f, g, lead;
+
+	for (f = 0; f < m->nflows; f++) {
+		const char *d = flow_attr(m, f, "disp");
+		char *end;
+
+		rep[f] = f;
+		stride[f] = flow_stride(m, lv, f);
+		per_iter += (double)llabs(stride[f]);
+		disp[f] = strtoll(d, &end, 10);
+		has[f] = *d && !*end && stride[f];
+	}
+	for (f = 0; near > 0 && f < m->nflows; f++) {
+		if (!has[f])
+			continue;
+		lead = f;
+		for (g = 0; g < m->nflows; g++)
+			if (has[g] && stride[g] == stride[f] &&
+			    !strcmp(flow_attr(m, g, "base"),
+				    flow_attr(m, f, "base")) &&
+			    !strcmp(flow_attr(m, g, "index"),
+				    flow_attr(m, f, "index")) &&
+			    !strcmp(flow_attr(m, g, "scale"),
+				    flow_attr(m, f, "scale")) &&
+			    (stride[f] > 0 ? disp[g] > disp[lead]
+					   : disp[g] < disp[lead]))
+				lead = g;
+		if (lead != f &&
+		    (double)llabs(disp[lead] - disp[f]) /
+				    (double)llabs(stride[f]) * per_iter <=
+			    (double)near)
+			rep[f] = lead;
+	}
+	free(stride);
+	free(disp);
+	free(has);
+}
+
 int lk_mdl_features(struct lk_ctx *ctx, const char *file,
 		    const struct lk_mdl *m, long k, double *f)
 {
+	return lk_mdl_features_near(ctx, file, m, k, 0, f);
+}
+
+int lk_mdl_features_near(struct lk_ctx *ctx, const char *file,
+			 const struct lk_mdl *m, long k, long long near,
+			 double *f)
+{
 	struct leaves lv = {0};
-	struct tally t = {0, 0, 0, 0, 8, NULL, NULL, 0, 0};
+	struct tally t = {0, 0, 0, 0, 8, NULL, NULL, NULL, 0, 0};
 	size_t i;
 	int ret = 0;
 
 	collect(&lv, &m->body);
 	t.flows = lk_calloc(m->nflows + 1, 1);
+	t.rep = lk_calloc(m->nflows + 1, sizeof(*t.rep));
+	trailing(m, &lv, near, t.rep);
 	if (!lv.n)
 		ret = lk_error(ctx, LK_EINPUT, "%s: no µkernel (the innermost "
 			       "loop has none)", file);
@@ -232,6 +338,7 @@ int lk_mdl_features(struct lk_ctx *ctx, const char *file,
 	if (!ret)
 		to_features(m, &t, f);
 	free(t.flows);
+	free(t.rep);
 	free(t.far);
 	free(lv.uks);
 	return ret;

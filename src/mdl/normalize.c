@@ -344,6 +344,7 @@ struct canon {
 	char **ukey;               /* per µkernel, without flow names */
 	char **fkey;               /* per flow */
 	size_t *rank;              /* flow -> canonical number */
+	int64_t *lo;               /* flow -> its smallest offset */
 	struct xloop *x;
 };
 
@@ -496,8 +497,8 @@ static void canonical_order(struct canon *c)
 	free(order);
 }
 
-/* Offsets per stream: the smallest becomes 0. */
-static void normalise_offsets(struct ukx *u, size_t n, size_t nflows)
+/* Offsets per stream: the smallest (returned, per flow) becomes 0. */
+static int64_t *normalise_offsets(struct ukx *u, size_t n, size_t nflows)
 {
 	int64_t *lo = lk_calloc(nflows + 1, sizeof(*lo));
 	unsigned char *seen = lk_calloc(nflows + 1, 1);
@@ -517,8 +518,8 @@ static void normalise_offsets(struct ukx *u, size_t n, size_t nflows)
 		for (dir = 0; dir < 2; dir++)
 			for (k = 0; k < u[i].nacc[dir]; k++)
 				u[i].acc[dir][k].off -= lo[u[i].acc[dir][k].flow];
-	free(lo);
 	free(seen);
+	return lo;
 }
 
 /* ---- Building the description. ---- */
@@ -574,6 +575,23 @@ static struct lk_mdl_expr *footprint(long long delta, unsigned span)
 	return e;
 }
 
+/* Does flow f share its base, index and scale with another flow in
+ * use (one array reached at displacements far apart, or two arrays
+ * from one base)? Then its 'disp' (its smallest offset from the base,
+ * in bytes) says how far apart they are: a trailing stream re-reads
+ * what the leading one brought in (features.c). */
+static int split_from(const struct xloop *x, const size_t *used, size_t f)
+{
+	size_t g;
+
+	for (g = 0; g < x->nflows; g++)
+		if (g != f && used[g] && x->flows[g].base == x->flows[f].base &&
+		    x->flows[g].index == x->flows[f].index &&
+		    x->flows[g].scale == x->flows[f].scale)
+			return 1;
+	return 0;
+}
+
 static void flows_of(struct lk_mdl *m, const struct canon *c, size_t *used)
 {
 	const struct xloop *x = c->x;
@@ -601,6 +619,9 @@ static void flows_of(struct lk_mdl *m, const struct canon *c, size_t *used)
 			}
 			attr(mf, "stride", LK_MDL_INT,
 			     lk_asprintf("%lld", xf->stride));
+			if (split_from(x, used, f))
+				attr(mf, "disp", LK_MDL_INT,
+				     lk_asprintf("%lld", (long long)c->lo[f]));
 		}
 }
 
@@ -908,7 +929,7 @@ void mdl_x_normalize(struct xloop *x, const char *source,
 	for (i = 0; i < c.n; i++)
 		coalesce(&c.u[i]);
 	out->unroll = reroll(x, c.u, &c.n, delta);
-	normalise_offsets(c.u, c.n, x->nflows);
+	c.lo = normalise_offsets(c.u, c.n, x->nflows);
 	c.delta = delta;
 	c.x = x;
 	canonical_order(&c);
@@ -943,6 +964,7 @@ void mdl_x_normalize(struct xloop *x, const char *source,
 	free(c.ukey);
 	free(c.fkey);
 	free(c.rank);
+	free(c.lo);
 	free(used);
 	free(delta);
 }

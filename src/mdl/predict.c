@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "loopkit/env.h"
 #include "loopkit/mdl.h"
 
 /* The seeds with a value at level, as k-NN seeds (names borrowed). */
@@ -62,6 +63,18 @@ static const double ram_weight[LK_MDL_NFEATURES] = {
 	[LK_MDL_F_ADD] = 1, [LK_MDL_F_MUL] = 1,
 	[LK_MDL_F_FAR] = LK_MDL_FAR_WEIGHT_RAM};
 
+/* The bytes of the cache nearer than level, on this machine (0 at L1,
+ * or unknown). */
+static long long near_bytes(enum lk_mdl_level level)
+{
+	struct lk_env_caches c;
+
+	if (level == LK_MDL_L1)
+		return 0;
+	lk_env_cache_sizes(&c);
+	return level == LK_MDL_L2 ? c.l1d : level == LK_MDL_L3 ? c.l2 : c.l3;
+}
+
 /* One k-NN on the features of µkernel k (k < 0: all, joint). */
 static int predict_part(struct lk_ctx *ctx, const struct lk_mdl_db_row *db,
 			const char *file, const struct lk_mdl *m, long k,
@@ -74,7 +87,7 @@ static int predict_part(struct lk_ctx *ctx, const struct lk_mdl_db_row *db,
 	struct lk_mdl_knn_opts knn = o->knn;
 	struct lk_mdl_knn_result r;
 	double f[LK_MDL_NFEATURES];
-	int ret = lk_mdl_features(ctx, file, m, k, f);
+	int ret = lk_mdl_features_near(ctx, file, m, k, near_bytes(level), f);
 	/* A packed 4-byte element loop is predicted per pair of canonical
 	 * iterations: its instructions then move the bytes and do the
 	 * operations of one of a seed's. Scalar code moves and computes

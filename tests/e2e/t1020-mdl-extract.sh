@@ -173,8 +173,11 @@ expect("stride4", uk(x) == [([("s0", 32, 0, 8)], [("s1", 8, 0, 8)], 0, 0)],
 x = get("one-base-two-arrays")
 expect("one-base-two-arrays", len(x["streams"]) == 3 and
        x["meta"].get("split") == 2 and
-       all(s["base"] == "%rdi" for s in x["streams"]),
-       "one base, displacements 32 KiB apart: three streams")
+       all(s["base"] == "%rdi" for s in x["streams"]) and
+       [s["disp"] for s in x["streams"]] == [0, 32768, 65536],
+       "one base, displacements 32 KiB apart: three streams, their disp")
+expect("triad", all("disp" not in s for s in get("triad")["streams"]),
+       "no disp where no flow is split from another")
 if bad:
     print("\n".join(bad), file=sys.stderr)
     sys.exit(1)

@@ -114,6 +114,69 @@ Test(mdl_knn, features_column_stencil_one_line)
 	lk_mdl_release(&m);
 }
 
+/* Planes of one array through one base (heat-3d's a[i-1], a[i], a[i+1]
+ * split into flows 32 KiB apart) and another array from the same base
+ * far away: a trailing plane is no stream once what the loop touches
+ * meanwhile (the distance / 8 bytes of stride x 40 bytes per
+ * iteration) fits in the nearer cache; nothing trails at L1 (near 0),
+ * nor behind a leader megabytes ahead. */
+Test(mdl_knn, features_trailing_streams)
+{
+	static const char planes[] =
+		"MDL 1\nMeta:\nData:\n"
+		"  flow p0 base=\"%rax\" stride=8 disp=0\n"
+		"  flow p1 base=\"%rax\" stride=8 disp=32768\n"
+		"  flow p2 base=\"%rax\" stride=8 disp=65536\n"
+		"  flow far base=\"%rax\" stride=8 disp=67108864\n"
+		"  flow out base=\"%rdx\" stride=8\n"
+		"Body:\nTrip: 4\n"
+		"I/O: In: p0 32 p1 32 p2 32 far 32 Out: out 32\nLoopBody:\n"
+		"  In:  p0 Stride: 8 Offset: 0 Size: 8\n"
+		"       p1 Stride: 8 Offset: 0 Size: 8\n"
+		"       p2 Stride: 8 Offset: 0 Size: 8\n"
+		"       far Stride: 8 Offset: 0 Size: 8\n"
+		"  Out: out Stride: 8 Offset: 0 Size: 8\n"
+		"  Add: 3 Mul: 1\n";
+	struct lk_ctx ctx;
+	struct lk_mdl m;
+	double f[LK_MDL_NFEATURES];
+
+	lk_ctx_init(&ctx);
+	parse(planes, &m);
+	/* 5 flows, 40 bytes per iteration; 'far' leads, 64 MiB ahead. */
+	cr_assert_eq(lk_mdl_features_near(&ctx, "t.mdl", &m, -1, 0, f), 0,
+		     "%s", ctx.msg);
+	cr_assert_eq(f[2], 5);
+	cr_assert_eq(lk_mdl_features_near(&ctx, "t.mdl", &m, -1, 1 << 20, f),
+		     0, "%s", ctx.msg);
+	cr_assert_eq(f[2], 5, "the leader is 64 MiB ahead of them all");
+	lk_mdl_release(&m);
+	/* 'far' 6.4 MiB behind instead: p2 leads; p1 trails it by 32 KiB
+	 * (4096 iterations of 40 bytes: 160 KiB), p0 by 64 KiB (320 KiB),
+	 * far by 6.4 MiB (32 MiB). */
+	{
+		char *text = lk_strdup(planes), *at;
+
+		at = strstr(text, "disp=67108864");
+		memcpy(at, "disp=-6710886", 13);
+		parse(text, &m);
+		free(text);
+	}
+	cr_assert_eq(lk_mdl_features_near(&ctx, "t.mdl", &m, -1, 0, f), 0);
+	cr_assert_eq(f[2], 5);
+	cr_assert_float_eq(f[0], 4.0 / 5, 1e-12);
+	cr_assert_eq(lk_mdl_features_near(&ctx, "t.mdl", &m, -1, 160 << 10, f),
+		     0);
+	cr_assert_eq(f[2], 4, "p1 is in the nearer cache, p0 not yet");
+	cr_assert_float_eq(f[0], 3.0 / 4, 1e-12);
+	cr_assert_eq(lk_mdl_features_near(&ctx, "t.mdl", &m, -1, 1 << 20, f),
+		     0);
+	cr_assert_eq(f[2], 3, "p0 and p1: the leader's lines");
+	cr_assert_float_eq(f[0], 2.0 / 3, 1e-12);
+	cr_assert_eq(f[3], 3, "operations all counted");
+	lk_mdl_release(&m);
+}
+
 Test(mdl_knn, features_four_byte_elements_and_errors)
 {
 	static const char f4[] =
