@@ -88,6 +88,9 @@ static void print_text(const char *file, const struct lk_mdl_db_row *db,
 	if (p->bound > 0)
 		printf("; k-NN %.6g, carried chain %.6g", p->knn, p->bound);
 	printf("\n");
+	if (trace && p->trailing)
+		printf("  trailing: %s (re-reading a leader's lines, in the "
+		       "nearer cache: left out)\n", p->trailing);
 	for (i = 0; trace && i < p->nsteps; i++)
 		printf("  step %zu: µkernel %zu order %d seed %s scale %.6g "
 		       "residual %.6g\n", i + 1, p->step_ukernel[i],
@@ -100,7 +103,8 @@ static void print_json(const struct lk_mdl_db_row *db,
 		       const struct lk_mdl_prediction *p, int first,
 		       long unroll)
 {
-	size_t i;
+	const char *t;
+	size_t i, n;
 
 	printf("%s{", first ? "" : ", ");
 	if (unroll)
@@ -110,9 +114,17 @@ static void print_json(const struct lk_mdl_db_row *db,
 	printf("\"level\": \"%s\", \"value\": %.17g, \"unit\": "
 	       "\"cycles/iter\", \"source\": \"tsc-calibrated\", "
 	       "\"residual\": %.17g, \"seeds\": %zu, \"knn\": %.17g, "
-	       "\"chain_bound\": %.17g, \"trace\": [",
+	       "\"chain_bound\": %.17g, \"trailing\": [",
 	       lk_mdl_level_name(p->level), p->value,
 	       p->residual, p->seeds, p->knn, p->bound);
+	for (t = p->trailing; t && *t; t += n) {
+		t += strspn(t, " ");
+		n = strcspn(t, " ");
+		if (n)
+			printf("%s\"%.*s\"", t == p->trailing ? "" : ", ",
+			       (int)n, t);
+	}
+	printf("], \"trace\": [");
 	for (i = 0; i < p->nsteps; i++)
 		printf("%s{\"ukernel\": %zu, \"order\": %d, \"seed\": \"%s\", "
 		       "\"scale\": %.17g, \"residual\": %.17g}", i ? ", " : "",

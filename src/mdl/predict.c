@@ -216,6 +216,7 @@ int lk_mdl_predict(struct lk_ctx *ctx, const struct lk_mdl_db_row *db,
 		return ret;
 	}
 	out->knn = out->value;
+	out->trailing = lk_mdl_trailing(m, near_bytes(level));
 	out->bound = chain_bound(db, m);
 	if (forward_bound(db, m) > out->bound)
 		out->bound = forward_bound(db, m);
@@ -230,5 +231,6 @@ void lk_mdl_prediction_release(struct lk_mdl_prediction *p)
 		return;
 	free(p->steps);
 	free(p->step_ukernel);
+	free(p->trailing);
 	memset(p, 0, sizeof(*p));
 }

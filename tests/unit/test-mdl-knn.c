@@ -426,6 +426,82 @@ Test(mdl_knn, predict_from_a_database_row)
 	lk_mdl_release(&m);
 }
 
+/* L1D size size (a fake sysfs under dir, $LOOPKIT_SYSROOT) */
+static void fake_l1d(const char *dir, const char *size)
+{
+	char *idx = lk_asprintf("%s/sys/devices/system/cpu/cpu0/cache/index0",
+				dir);
+	char *cmd = lk_asprintf("mkdir -p %s && echo 1 >%s/level && echo Data "
+				">%s/type && echo %s >%s/size", idx, idx, idx,
+				size, idx);
+
+	cr_assert_eq(system(cmd), 0);
+	setenv("LOOPKIT_SYSROOT", dir, 1);
+	free(cmd);
+	free(idx);
+}
+
+/* At L2, a flow 4 KiB behind another of its base (512 iterations of 16
+ * bytes: 8 KiB meanwhile) re-reads lines still in a 32 KiB L1D: the
+ * prediction leaves it out and says so; not at L1, nor with a 4 KiB
+ * L1D. */
+Test(mdl_knn, predict_leaves_out_trailing_streams)
+{
+	static const char rows[] =
+		"MDL 1\nMeta:\nData:\n"
+		"  flow p0 base=\"%rax\" stride=8 disp=0\n"
+		"  flow p1 base=\"%rax\" stride=8 disp=4096\n"
+		"Body:\nTrip: 4\nI/O: In: p0 32 p1 32 Out:\nLoopBody:\n"
+		"  In:  p0 Stride: 8 Offset: 0 Size: 8\n"
+		"       p1 Stride: 8 Offset: 0 Size: 8\n"
+		"  Out:\n  Add: 1 Mul: 0\n";
+	struct lk_mdl_seed_row seeds[] = {
+		{"L1S0A1M0", "multi-stream", "", {1, 0, 1, 1, 0}},
+		{"L2S0A1M0", "multi-stream", "", {1, 0, 2, 1, 0}}};
+	struct lk_mdl_perf_row perf[] = {
+		{"L1S0A1M0", "L1", 1, 0.5, "cycles/iter", "tsc-calibrated", 8,
+		 1, 0, 0, 1, ""},
+		{"L2S0A1M0", "L1", 1, 1, "cycles/iter", "tsc-calibrated", 8, 1,
+		 0, 0, 1, ""},
+		{"L1S0A1M0", "L2", 1, 1, "cycles/iter", "tsc-calibrated", 8, 1,
+		 0, 0, 1, ""},
+		{"L2S0A1M0", "L2", 1, 2, "cycles/iter", "tsc-calibrated", 8, 1,
+		 0, 0, 1, ""}};
+	struct lk_mdl_db_row row = {1, "abc", "m", "avx2", "L1,L2", "", 0,
+				    0, 0, seeds, 2, perf, 4};
+	struct lk_mdl_predict_opts o = {LK_MDL_COMBINE_JOINT, {8, 1, NULL}};
+	struct lk_mdl_prediction p;
+	char dir[] = "/tmp/lk-mdl-sysXXXXXX", *cmd;
+	struct lk_ctx ctx;
+	struct lk_mdl m;
+
+	cr_assert(mkdtemp(dir));
+	lk_ctx_init(&ctx);
+	parse(rows, &m);
+	fake_l1d(dir, "32K");
+	cr_assert_eq(lk_mdl_predict(&ctx, &row, "t.mdl", &m, LK_MDL_L2, &o,
+				    &p), 0, "%s", ctx.msg);
+	cr_assert_str_eq(p.trailing ? p.trailing : "(none)", "p0");
+	cr_assert_str_eq(row.seeds[p.steps[0].seed].name, "L1S0A1M0");
+	lk_mdl_prediction_release(&p);
+	cr_assert_eq(lk_mdl_predict(&ctx, &row, "t.mdl", &m, LK_MDL_L1, &o,
+				    &p), 0);
+	cr_assert_null(p.trailing);
+	cr_assert_str_eq(row.seeds[p.steps[0].seed].name, "L2S0A1M0");
+	lk_mdl_prediction_release(&p);
+	cmd = lk_asprintf("rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+	fake_l1d(dir, "4K");
+	cr_assert_eq(lk_mdl_predict(&ctx, &row, "t.mdl", &m, LK_MDL_L2, &o,
+				    &p), 0);
+	cr_assert_null(p.trailing, "8 KiB meanwhile: not in 4 KiB");
+	lk_mdl_prediction_release(&p);
+	cr_assert_eq(system(cmd), 0);
+	unsetenv("LOOPKIT_SYSROOT");
+	free(cmd);
+	lk_mdl_release(&m);
+}
+
 /* A 4-byte element loop: against a packed database, predicted per pair
  * of canonical iterations (8 bytes per access, as the seeds') and
  * halved; against a scalar one, per iteration (an instruction per
