@@ -26,7 +26,6 @@ struct xargs {
 	uint64_t addr;
 };
 
-/* The first '.globl NAME' of an assembly file. */
 static int is_asm(const char *path)
 {
 	size_t n = strlen(path);

@@ -86,7 +86,7 @@ char *lk_mdl_seeds_dir(void)
 
 int lk_mdl_path(struct lk_ctx *ctx, const char *operand, char **path)
 {
-	struct lk_strv names = {0};
+	struct lk_strv names = LK_STRV_INIT;
 	char *dir, *list;
 	int ret = 0;
 
