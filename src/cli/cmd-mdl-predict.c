@@ -29,6 +29,7 @@ struct predict_args {
 	int trace, json;
 	long unroll;             /* a binary's loop: meta.unroll; else 0 */
 	uint64_t addr;           /* --loop's */
+	const char *loop_class;  /* a binary's loop: its ISA class */
 };
 
 static int check_args(const struct predict_args *a)
@@ -169,10 +170,47 @@ static int predict_levels(struct lk_ctx *ctx, const char *file,
 	return ret;
 }
 
+/*
+ * The database: --isa's class. With auto, a binary's loop's own class
+ * (its widest vector instructions, as mdl eval and the predict tool
+ * take it: a scalar loop against vectorised seeds was predicted below
+ * its cost) when the store holds one, else, with a note, the widest
+ * class this CPU runs.
+ */
+static int pick_db(struct lk_ctx *ctx, const struct predict_args *a,
+		   struct lk_mdl_db_row *db)
+{
+	const struct lk_mdl_machine *machine;
+	int tried = 0, ret;
+
+	if (!strcmp(a->isa, "auto") && a->loop_class) {
+		struct lk_ctx quiet;
+
+		lk_ctx_init(&quiet);
+		if (!load_db(&quiet, a->dir, lk_mdl_machine_find(a->loop_class),
+			     db))
+			return 0;
+		tried = 1;
+	}
+	ret = lk_mdl_machine_host(ctx, a->isa, 0, &machine);
+	if (!ret)
+		ret = load_db(ctx, a->dir, machine, db);
+	/* neither: the error names the loop's class, the one to build */
+	if (ret && tried)
+		return load_db(ctx, a->dir, lk_mdl_machine_find(a->loop_class),
+			       db);
+	if (!ret && tried)
+		fprintf(stderr, "loopkit: note: the loop is %s code, and %s "
+			"has no %s database: predicting against the %s one "
+			"('loopkit mdl db build --isa %s -o %s' builds it)\n",
+			a->loop_class, a->dir, a->loop_class, machine->name,
+			a->loop_class, a->dir);
+	return ret;
+}
+
 static int predict_mdl(struct lk_ctx *ctx, const char *path,
 		       const struct lk_mdl *mp, const struct predict_args *a)
 {
-	const struct lk_mdl_machine *machine;
 	struct lk_mdl_predict_opts o;
 	struct lk_mdl_db_row db;
 	const struct lk_mdl m = *mp;
@@ -185,9 +223,7 @@ static int predict_mdl(struct lk_ctx *ctx, const char *path,
 	o.knn.orders = (int)a->orders;
 	o.knn.kmax = (int)a->kmax;
 	ret = lk_mdl_features(ctx, path, &m, -1, f);
-	if (!ret)
-		ret = lk_mdl_machine_host(ctx, a->isa, 0, &machine);
-	if (!ret && !(ret = load_db(ctx, a->dir, machine, &db))) {
+	if (!ret && !(ret = pick_db(ctx, a, &db))) {
 		ret = predict_levels(ctx, path, &m, &db, a, &o);
 		lk_mdl_db_row_release(&db);
 	}
@@ -225,6 +261,16 @@ static int predict_binary(struct lk_ctx *ctx, const char *path,
 		ret = lk_mdl_pick_loop(ctx, &cfg, a->addr, path, &pick);
 		if (!ret && !a->addr)
 			cmd_mdl_pick_note(&pick, cfg.fn.name);
+		if (!ret && !x->refused) {
+			long b = lk_cfg_find(&cfg, x->loop);
+
+			if (b >= 0)
+				a->loop_class = lk_mdl_block_class(
+					cfg.fn.code + (cfg.blocks[b].start -
+						       cfg.fn.addr),
+					(size_t)(cfg.blocks[b].end -
+						 cfg.blocks[b].start))->name;
+		}
 		lk_cfg_release(&cfg);
 	}
 	if (!ret && x->refused && a->json) {
@@ -263,14 +309,14 @@ static int is_mdl(const char *operand)
 int cmd_mdl_predict(int argc, char **argv)
 {
 	struct predict_args a = {"loopkit.d", "auto", "all", "joint", NULL, NULL,
-				 0, 0, 0, 0, 0, 0};
+				 0, 0, 0, 0, 0, 0, NULL};
 	struct lk_mdl_knn_opts knn;
 	const struct lk_opt opts[] = {
 		{'o', "output", LK_OPT_STRING, &a.dir, "DIR",
 		 "the campaign store holding the database (loopkit.d)"},
 		{0, "isa", LK_OPT_STRING, &a.isa, "CLASS",
-		 "the database's class: auto (widest here), scalar, sse, "
-		 "avx2, avx512"},
+		 "the database's class: auto (a binary's loop: its own; "
+		 "else the widest here), scalar, sse, avx2, avx512"},
 		{0, "level", LK_OPT_STRING, &a.level, "L",
 		 "L1, L2, L3, RAM or all (default: the database's levels)"},
 		{0, "combine", LK_OPT_STRING, &a.combine, "HOW",

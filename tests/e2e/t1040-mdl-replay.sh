@@ -232,6 +232,27 @@ assert p["cycles_per_canonical_iteration"] > 0, d
 assert abs(p["cycles_per_iteration"] - d["unroll"] *
            p["cycles_per_canonical_iteration"]) < 1e-9, d
 PY
+# --isa auto: a binary's loop against its own class's database (the
+# scalar triad: scalar). The store holds sse's alone: on a CPU whose
+# widest class is sse (a fake /proc/cpuinfo), sse's with a note; where
+# the widest is avx2, none: the error names the class to build.
+mkdir -p sse/proc avx2/proc
+printf 'processor\t: 0\nflags\t\t: fpu sse sse2 sse4_2\n' >sse/proc/cpuinfo
+printf 'processor\t: 0\nflags\t\t: fpu sse sse2 sse4_2 avx avx2 fma\n' \
+	>avx2/proc/cpuinfo
+LOOPKIT_SYSROOT=$TMPD/sse "$LOOPKIT" mdl predict "$A/triad.s" --level L1 \
+	-o d >pa.txt 2>pa.err || fail "predict auto on sse: $(cat pa.err)"
+grep -q "^L1 .* sse database" pa.txt &&
+	grep -q "note: the loop is scalar code, and d has no scalar database: \
+predicting against the sse one" pa.err || fail "auto: $(cat pa.txt pa.err)"
+set +e
+LOOPKIT_SYSROOT=$TMPD/avx2 "$LOOPKIT" mdl predict "$A/triad.s" --level L1 \
+	-o d >pa.txt 2>pa.err
+rc=$?
+set -e
+[ $rc = 2 ] && [ "$(cat pa.err)" = "loopkit: error: d: no MDL database \
+for scalar: build it with 'loopkit mdl db build --isa scalar -o d'" ] ||
+	fail "auto without the loop's class: $rc $(cat pa.err)"
 "$LOOPKIT" mdl predict "$A/branch.s" --isa sse -o d >pb.txt ||
 	fail "predict of a refused loop exited $?"
 grep -q '^refused: control flow inside the loop body$' pb.txt ||
