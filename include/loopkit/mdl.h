@@ -340,8 +340,9 @@ int lk_mdl_features_near(struct lk_ctx *ctx, const char *file,
 			 const struct lk_mdl *m, long k, long long near,
 			 double *f);
 /* The names of the flows lk_mdl_features_near leaves out at near,
- * space-separated; NULL when none. */
-LK_GIVE char *lk_mdl_trailing(const struct lk_mdl *m, long long near);
+ * pushed onto out. */
+void lk_mdl_trailing(const struct lk_mdl *m, long long near,
+		     struct lk_strv *out);
 /* The element of m's innermost µkernels: 4 (bytes) when an access size
  * is not a multiple of 8, else 8 (the seeds'). lk_mdl_predict predicts
  * a 4-byte element loop against a packed class per pair of canonical
@@ -425,9 +426,8 @@ struct lk_mdl_prediction {
 	struct lk_mdl_knn_step *steps;
 	size_t *step_ukernel;        /* sum: the µkernel of each step */
 	size_t nsteps;
-	char *trailing;              /* the flows left out as trailing
-					streams, space-separated; NULL:
-					none */
+	struct lk_strv trailing;     /* the flows left out as trailing
+					streams, by name */
 	/* The latency bound: the larger of the carried recurrence's (its
 	 * operations, meta chain_*, times the database's latencies, over
 	 * chain_distance and meta.unroll) and the failed store forwards'

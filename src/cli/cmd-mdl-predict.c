@@ -89,9 +89,13 @@ static void print_text(const char *file, const struct lk_mdl_db_row *db,
 	if (p->bound > 0)
 		printf("; k-NN %.6g, carried chain %.6g", p->knn, p->bound);
 	printf("\n");
-	if (trace && p->trailing)
+	if (trace && p->trailing.n) {
+		char *names = lk_strv_join(&p->trailing, " ");
+
 		printf("  trailing: %s (re-reading a leader's lines, in the "
-		       "nearer cache: left out)\n", p->trailing);
+		       "nearer cache: left out)\n", names);
+		free(names);
+	}
 	for (i = 0; trace && i < p->nsteps; i++)
 		printf("  step %zu: µkernel %zu order %d seed %s scale %.6g "
 		       "residual %.6g\n", i + 1, p->step_ukernel[i],
@@ -104,8 +108,7 @@ static void print_json(const struct lk_mdl_db_row *db,
 		       const struct lk_mdl_prediction *p, int first,
 		       long unroll)
 {
-	const char *t;
-	size_t i, n;
+	size_t i;
 
 	printf("%s{", first ? "" : ", ");
 	if (unroll)
@@ -118,13 +121,8 @@ static void print_json(const struct lk_mdl_db_row *db,
 	       "\"chain_bound\": %.17g, \"trailing\": [",
 	       lk_mdl_level_name(p->level), p->value,
 	       p->residual, p->seeds, p->knn, p->bound);
-	for (t = p->trailing; t && *t; t += n) {
-		t += strspn(t, " ");
-		n = strcspn(t, " ");
-		if (n)
-			printf("%s\"%.*s\"", t == p->trailing ? "" : ", ",
-			       (int)n, t);
-	}
+	for (i = 0; i < p->trailing.n; i++)
+		printf("%s\"%s\"", i ? ", " : "", p->trailing.v[i]);
 	printf("], \"trace\": [");
 	for (i = 0; i < p->nsteps; i++)
 		printf("%s{\"ukernel\": %zu, \"order\": %d, \"seed\": \"%s\", "

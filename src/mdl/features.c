@@ -307,25 +307,19 @@ static void trailing(const struct lk_mdl *m, const struct leaves *lv,
 	free(has);
 }
 
-char *lk_mdl_trailing(const struct lk_mdl *m, long long near)
+void lk_mdl_trailing(const struct lk_mdl *m, long long near,
+		     struct lk_strv *out)
 {
 	struct leaves lv = {0};
-	struct lk_buf b = LK_BUF_INIT;
 	size_t *rep = lk_calloc(m->nflows + 1, sizeof(*rep)), f;
 
 	collect(&lv, &m->body);
 	trailing(m, &lv, near, rep);
 	for (f = 0; f < m->nflows; f++)
 		if (rep[f] != f)
-			lk_buf_addf(&b, "%s%s", b.len ? " " : "",
-				    m->flows[f].name);
+			lk_strv_push(out, m->flows[f].name);
 	free(rep);
 	free(lv.uks);
-	if (!b.len) {
-		lk_buf_release(&b);
-		return NULL;
-	}
-	return lk_buf_detach(&b);
 }
 
 int lk_mdl_features(struct lk_ctx *ctx, const char *file,

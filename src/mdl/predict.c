@@ -80,14 +80,14 @@ static int predict_part(struct lk_ctx *ctx, const struct lk_mdl_db_row *db,
 			const char *file, const struct lk_mdl *m, long k,
 			const struct lk_mdl_knn_seed *seeds,
 			const size_t *index, size_t n,
-			enum lk_mdl_level level,
+			enum lk_mdl_level level, long long near,
 			const struct lk_mdl_predict_opts *o,
 			struct lk_mdl_prediction *out)
 {
 	struct lk_mdl_knn_opts knn = o->knn;
 	struct lk_mdl_knn_result r;
 	double f[LK_MDL_NFEATURES];
-	int ret = lk_mdl_features_near(ctx, file, m, k, near_bytes(level), f);
+	int ret = lk_mdl_features_near(ctx, file, m, k, near, f);
 	/* A packed 4-byte element loop is predicted per pair of canonical
 	 * iterations: its instructions then move the bytes and do the
 	 * operations of one of a seed's. Scalar code moves and computes
@@ -191,6 +191,7 @@ int lk_mdl_predict(struct lk_ctx *ctx, const struct lk_mdl_db_row *db,
 	struct lk_mdl_knn_seed *seeds = NULL;
 	size_t *index = NULL;
 	size_t k, nuk = lk_mdl_ukernel_count(m);
+	long long near = near_bytes(level);
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -204,11 +205,11 @@ int lk_mdl_predict(struct lk_ctx *ctx, const struct lk_mdl_db_row *db,
 			       lk_mdl_level_name(level));
 	else if (o->combine == LK_MDL_COMBINE_JOINT || nuk < 2)
 		ret = predict_part(ctx, db, file, m, -1, seeds, index,
-				   out->seeds, level, o, out);
+				   out->seeds, level, near, o, out);
 	for (k = 0; !ret && o->combine == LK_MDL_COMBINE_SUM && nuk > 1 &&
 		    k < nuk; k++)
 		ret = predict_part(ctx, db, file, m, (long)k, seeds, index,
-				   out->seeds, level, o, out);
+				   out->seeds, level, near, o, out);
 	free(seeds);
 	free(index);
 	if (ret) {
@@ -216,7 +217,7 @@ int lk_mdl_predict(struct lk_ctx *ctx, const struct lk_mdl_db_row *db,
 		return ret;
 	}
 	out->knn = out->value;
-	out->trailing = lk_mdl_trailing(m, near_bytes(level));
+	lk_mdl_trailing(m, near, &out->trailing);
 	out->bound = chain_bound(db, m);
 	if (forward_bound(db, m) > out->bound)
 		out->bound = forward_bound(db, m);
@@ -231,6 +232,6 @@ void lk_mdl_prediction_release(struct lk_mdl_prediction *p)
 		return;
 	free(p->steps);
 	free(p->step_ukernel);
-	free(p->trailing);
+	lk_strv_release(&p->trailing);
 	memset(p, 0, sizeof(*p));
 }

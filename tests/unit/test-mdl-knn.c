@@ -481,12 +481,13 @@ Test(mdl_knn, predict_leaves_out_trailing_streams)
 	fake_l1d(dir, "32K");
 	cr_assert_eq(lk_mdl_predict(&ctx, &row, "t.mdl", &m, LK_MDL_L2, &o,
 				    &p), 0, "%s", ctx.msg);
-	cr_assert_str_eq(p.trailing ? p.trailing : "(none)", "p0");
+	cr_assert_eq(p.trailing.n, 1);
+	cr_assert_str_eq(p.trailing.v[0], "p0");
 	cr_assert_str_eq(row.seeds[p.steps[0].seed].name, "L1S0A1M0");
 	lk_mdl_prediction_release(&p);
 	cr_assert_eq(lk_mdl_predict(&ctx, &row, "t.mdl", &m, LK_MDL_L1, &o,
 				    &p), 0);
-	cr_assert_null(p.trailing);
+	cr_assert_eq(p.trailing.n, 0);
 	cr_assert_str_eq(row.seeds[p.steps[0].seed].name, "L2S0A1M0");
 	lk_mdl_prediction_release(&p);
 	cmd = lk_asprintf("rm -rf %s", dir);
@@ -494,7 +495,7 @@ Test(mdl_knn, predict_leaves_out_trailing_streams)
 	fake_l1d(dir, "4K");
 	cr_assert_eq(lk_mdl_predict(&ctx, &row, "t.mdl", &m, LK_MDL_L2, &o,
 				    &p), 0);
-	cr_assert_null(p.trailing, "8 KiB meanwhile: not in 4 KiB");
+	cr_assert_eq(p.trailing.n, 0, "8 KiB meanwhile: not in 4 KiB");
 	lk_mdl_prediction_release(&p);
 	cr_assert_eq(system(cmd), 0);
 	unsetenv("LOOPKIT_SYSROOT");
