@@ -195,27 +195,40 @@ int main(int argc, char **argv)
 }
 EOF
 cp "$SRC/kernels/kernels.h" .
-"$LOOPKIT" gen -q --no-verify triad-k.c --transform original+kernelify \
-	-o gen 2>gen.err || fail "kernelify: $(cat gen.err)"
+# The budget given: the default, half this host's L1D, may not fit the
+# replay's 16 KiB with the compiled trip count kept (48 KiB L1D: 960
+# iterations, cut to 340 for the replay).
+"$LOOPKIT" gen -q --no-verify triad-k.c \
+	--transform original+kernelify,l1=16384 -o gen 2>gen.err ||
+	fail "kernelify: $(cat gen.err)"
 gcc -O2 -I"$RT" gen/triad.0.c "$LIB" -lm -o triad-k ||
 	fail "build the kernelified triad"
 # Native: the median cycles per call of three launches, the lowest.
-native=$(for i in 1 2 3; do ./triad-k; done 2>&1 |
-	awk '/cycles\/step/ { if (m == "" || $4 < m) m = $4 } END { print m }')
-num_ok "$native > 0" || fail "native: '$native'"
-"$LOOPKIT" mdl replay triad-k $L1 --json -o d >k.json || fail "replay triad-k"
-python3 - k.json "$native" <<'PY' || fail "kernelified triad: $(cat k.json)"
-import json, sys
+# A launch's median moves up to twice between launches on a shared
+# guest (415 to 909 cycles for this binary on a 2-core Sapphire Rapids
+# guest, its minimum 313 TSC ticks in every one), and the replay's as
+# well: such states only add time, so up to three rounds each measure
+# both again (a replay in a store of its own) and keep the lowest.
+native="" replay=""
+for round in 1 2 3; do
+	n=$(for i in 1 2 3; do ./triad-k; done 2>&1 | awk \
+		'/cycles\/step/ { if (m == "" || $4 < m) m = $4 } END { print m }')
+	num_ok "$n > 0" || fail "native: '$n'"
+	"$LOOPKIT" mdl replay triad-k $L1 --json -o "k.$round" >k.json ||
+		fail "replay triad-k"
+	r=$(python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
-native = float(sys.argv[2])
 assert d["status"] == "ok" and d["kept_trips"] is True, d
-replay = d["cycles_per_iteration"] * d["trips"]
-ratio = replay / native
-print("kernelified triad (gcc -O2): native %.1f, replay %.1f cycles per "
-      "call (%d iterations): replay/native %.3f" % (native, replay,
-                                                    d["trips"], ratio))
-assert 0.5 <= ratio <= 2, ratio
-PY
+print(repr(d["cycles_per_iteration"] * d["trips"]))' k.json) ||
+		fail "kernelified triad: $(cat k.json)"
+	{ [ -z "$native" ] || num_ok "$n < $native"; } && native=$n
+	{ [ -z "$replay" ] || num_ok "$r < $replay"; } && replay=$r
+	num_ok "$replay >= 0.5 * $native && $replay <= 2 * $native" && break
+done
+echo "kernelified triad (gcc -O2): native $native, replay $replay cycles" \
+	"per call ($(field k.json trips) iterations, round $round)"
+num_ok "$replay >= 0.5 * $native && $replay <= 2 * $native" ||
+	fail "kernelified triad: replay $replay, native $native cycles per call"
 
 # mdl predict BINARY against a tiny database: a positive figure, per
 # loop iteration = per canonical iteration x unroll.
