@@ -364,14 +364,15 @@ struct lk_mdl_knn_opts {
 	/* Each feature's weight in the distance that picks the nearest
 	 * seed (its squared difference times the weight), not in the
 	 * scale; NULL: all 1. lk_mdl_predict gives the far lines
-	 * LK_MDL_FAR_WEIGHT_RAM at RAM. */
+	 * LK_MDL_FAR_WEIGHT at L3 and RAM. */
 	const double *weight;
 };
 
-/* At RAM a far line costs 12 to 16 times a sequential element (the F1
- * seed against L1S0 in each class): the distance counts it 4 times,
- * its squared difference 16 times (doc/loopkit-mdl.md, "predict"). */
-#define LK_MDL_FAR_WEIGHT_RAM 16.0
+/* Beyond the core's private caches (L3, RAM) a far line costs 6 to 16
+ * times a sequential element (the F1 seed against L1S0 in each class):
+ * the distance counts it 4 times, its squared difference 16 times
+ * (doc/loopkit-mdl.md, "predict"). */
+#define LK_MDL_FAR_WEIGHT 16.0
 
 /* kmax 3, orders 2, weights NULL. */
 void lk_mdl_knn_opts_init(struct lk_mdl_knn_opts *o);

@@ -57,11 +57,11 @@ static void append_steps(struct lk_mdl_prediction *out,
 	out->nsteps = n;
 }
 
-/* The distance's weights at RAM, where a far line costs most. */
-static const double ram_weight[LK_MDL_NFEATURES] = {
+/* The distance's weights at L3 and RAM, where a far line costs most. */
+static const double far_weight[LK_MDL_NFEATURES] = {
 	[LK_MDL_F_LOAD] = 1, [LK_MDL_F_STORE] = 1, [LK_MDL_F_STREAMS] = 1,
 	[LK_MDL_F_ADD] = 1, [LK_MDL_F_MUL] = 1,
-	[LK_MDL_F_FAR] = LK_MDL_FAR_WEIGHT_RAM};
+	[LK_MDL_F_FAR] = LK_MDL_FAR_WEIGHT};
 
 /* The bytes of the cache nearer than level, on this machine (0 at L1,
  * or unknown). */
@@ -96,8 +96,8 @@ static int predict_part(struct lk_ctx *ctx, const struct lk_mdl_db_row *db,
 
 	if (ret)
 		return ret;
-	if (level == LK_MDL_RAM && !knn.weight)
-		knn.weight = ram_weight;
+	if (level >= LK_MDL_L3 && !knn.weight)
+		knn.weight = far_weight;
 	lk_mdl_knn(f, seeds, n, &knn, &r);
 	out->value += pair ? r.value / 2 : r.value;
 	if (r.residual > out->residual)

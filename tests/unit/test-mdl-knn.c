@@ -546,11 +546,11 @@ Test(mdl_knn, predict_four_byte_elements_per_pair)
 	lk_mdl_release(&m);
 }
 
-/* At RAM a far line weighs 16 in the distance: a column walk with some
- * arithmetic is matched first with the far-stream seed, not with the
- * arithmetic seed that differs from it by the far line alone (which
- * the unweighted distance, at L3, still picks). */
-Test(mdl_knn, far_lines_weigh_more_at_ram)
+/* At L3 and RAM a far line weighs 16 in the distance: a column walk
+ * with some arithmetic is matched first with the far-stream seed, not
+ * with the arithmetic seed that differs from it by the far line alone
+ * (which the unweighted distance, at L2, still picks). */
+Test(mdl_knn, far_lines_weigh_more_beyond_l2)
 {
 	static const char column[] =
 		"MDL 1\nMeta:\nData:\n  flow a\n  flow b\n"
@@ -564,6 +564,10 @@ Test(mdl_knn, far_lines_weigh_more_at_ram)
 		{"L2A1M2", "arithmetic", "", {1, 0, 2, 1, 2, 0}},
 		{"F1L1", "far-stream", "", {1, 0, 2, 0, 0, 1}}};
 	struct lk_mdl_perf_row perf[] = {
+		{"L2A1M2", "L2", 1, 1, "cycles/iter", "tsc-calibrated", 8, 1,
+		 0, 0, 1, ""},
+		{"F1L1", "L2", 1, 2, "cycles/iter", "tsc-calibrated", 8, 1, 0,
+		 0, 1, ""},
 		{"L2A1M2", "L3", 1, 2, "cycles/iter", "tsc-calibrated", 8, 1,
 		 0, 0, 1, ""},
 		{"F1L1", "L3", 1, 5, "cycles/iter", "tsc-calibrated", 8, 1, 0,
@@ -572,8 +576,8 @@ Test(mdl_knn, far_lines_weigh_more_at_ram)
 		 0, 0, 1, ""},
 		{"F1L1", "RAM", 1, 20, "cycles/iter", "tsc-calibrated", 8, 1,
 		 0, 0, 1, ""}};
-	struct lk_mdl_db_row row = {1, "abc", "m", "avx2", "L3,RAM", "", 0,
-				    0, 0, seeds, 2, perf, 4};
+	struct lk_mdl_db_row row = {1, "abc", "m", "avx2", "L2,L3,RAM", "",
+				    0, 0, 0, seeds, 2, perf, 6};
 	struct lk_mdl_predict_opts o = {LK_MDL_COMBINE_JOINT, {3, 1, NULL}};
 	static const double t[LK_MDL_NFEATURES] = {1, 0, 2, 1, 2, 1};
 	const double *w;
@@ -592,9 +596,13 @@ Test(mdl_knn, far_lines_weigh_more_at_ram)
 	for (k = 0; k < LK_MDL_NFEATURES; k++)
 		cr_assert_float_eq(f[k], t[k], 1e-12, "feature %d: %g", k,
 				   f[k]);
-	cr_assert_eq(lk_mdl_predict(&ctx, &row, "t.mdl", &m, LK_MDL_L3, &o,
+	cr_assert_eq(lk_mdl_predict(&ctx, &row, "t.mdl", &m, LK_MDL_L2, &o,
 				    &p), 0, "%s", ctx.msg);
 	cr_assert_str_eq(seeds[p.steps[0].seed].name, "L2A1M2");
+	lk_mdl_prediction_release(&p);
+	cr_assert_eq(lk_mdl_predict(&ctx, &row, "t.mdl", &m, LK_MDL_L3, &o,
+				    &p), 0, "%s", ctx.msg);
+	cr_assert_str_eq(seeds[p.steps[0].seed].name, "F1L1");
 	lk_mdl_prediction_release(&p);
 	cr_assert_eq(lk_mdl_predict(&ctx, &row, "t.mdl", &m, LK_MDL_RAM, &o,
 				    &p), 0, "%s", ctx.msg);
