@@ -70,7 +70,7 @@ int mdl_latency_source(const struct lk_mdl_machine *m,
 	/* add: xmm1 = 0; mul, div: xmm1 = 1; fma: xmm1 = 0, xmm2 = 1. */
 	const char *second = op == LK_MDL_LAT_MUL || op == LK_MDL_LAT_DIV
 				     ? "1.0" : "0.0";
-	int wide = m->packed_bytes == 64;
+	int wide = m->isa == LK_MDL_ISA_AVX512;
 
 	lk_buf_addf(out, "/* loopkit-mdl: source=%s isa=%s level=L1 "
 		    "chain=%d trips=%ld iterations-per-step=%ld */\n",

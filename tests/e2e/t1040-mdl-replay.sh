@@ -205,7 +205,7 @@ gcc -O2 -I"$RT" gen/triad.0.c "$LIB" -lm -o triad-k ||
 	fail "build the kernelified triad"
 # Native: the median cycles per call of three launches, the lowest.
 # A launch's median moves up to twice between launches on a shared
-# guest (415 to 909 cycles for this binary on a 2-core Sapphire Rapids
+# guest (415 to 909 cycles for this binary on a 2-core Emerald Rapids
 # guest, its minimum 313 TSC ticks in every one), and the replay's as
 # well: such states only add time, so up to three rounds each measure
 # both again (a replay in a store of its own) and keep the lowest.
