@@ -45,20 +45,30 @@ for isa in $isas; do
 	done
 done
 
-# At L1, two load streams cost at least 0.8 x one load stream.
+# At L1, two load streams cost at least 0.8 x one load stream; RAM is
+# slower than L1 for a load-only seed. One process can draw a slow state
+# that only adds time (a CI run of 2026-12-01 measured L1S0 at 0.211
+# cycles, where the loop above had 0.139 a minute before): each figure
+# is the least of up to three rounds, each a process of its own.
 best=${isas##* }
 for seed in L1S0 L2S0; do
 	"$LOOPKIT" mdl concretize "$seeds/$seed.mdl" --isa $best -o $seed.c
-	"$LOOPKIT" run -q -o d --json $method --cc gcc $seed.c >run.json
-	per_iter $seed.c >$seed.cpi
+done
+"$LOOPKIT" mdl concretize "$seeds/L1S0.mdl" --isa $best --level RAM -o ram.c
+grep -q 'level=RAM' ram.c || fail "RAM header: $(head -1 ram.c)"
+for round in 1 2 3; do
+	series_pause $round
+	for f in L1S0 L2S0 ram; do
+		"$LOOPKIT" run -q -o d --json $method --cc gcc $f.c >run.json ||
+			fail "run $f.c: $(cat run.json)"
+		c=$(per_iter $f.c)
+		[ -s $f.cpi ] && num_ok "$(cat $f.cpi) <= $c" || echo "$c" >$f.cpi
+	done
+	num_ok "$(cat L2S0.cpi) >= 0.8 * $(cat L1S0.cpi)" &&
+		num_ok "$(cat ram.cpi) > 1.2 * $(cat L1S0.cpi)" && break
 done
 num_ok "$(cat L2S0.cpi) >= 0.8 * $(cat L1S0.cpi)" ||
 	fail "L2S0 $(cat L2S0.cpi) < 0.8 x L1S0 $(cat L1S0.cpi)"
-# RAM is slower than L1 for a load-only seed.
-"$LOOPKIT" mdl concretize "$seeds/L1S0.mdl" --isa $best --level RAM -o ram.c
-grep -q 'level=RAM' ram.c || fail "RAM header: $(head -1 ram.c)"
-"$LOOPKIT" run -q -o d --json $method --cc gcc ram.c >run.json
-per_iter ram.c >ram.cpi
 num_ok "$(cat ram.cpi) > 1.2 * $(cat L1S0.cpi)" ||
 	fail "RAM $(cat ram.cpi) not > 1.2 x L1 $(cat L1S0.cpi)"
 echo "L1S0 L1 $(cat L1S0.cpi), L2S0 L1 $(cat L2S0.cpi), L1S0 RAM $(cat ram.cpi)"

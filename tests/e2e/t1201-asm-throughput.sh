@@ -26,6 +26,17 @@
 # 20 s apart: a CI run of 2026-11-28 drew one spell through four series
 # back to back (8 chains at 1.664, 1.664 and 1.663; alone again, the
 # first series passed).
+#
+# Intel cores lower their clock while 512-bit FP uops issue densely (the
+# frequency licences of Intel's optimization manual): on the Emerald
+# Rapids guest the reference chain's median went from 23.6k ticks at up
+# to 8 chains to 24.4k-25.3k at 9 and 10, and every series of a CI run of
+# 2026-12-01 drew calibration-unreliable figures at 7 to 10 chains, once
+# with IPC 1.31 at 8 chains after 1.56 at 7. The clock the chain reads
+# is then not the kernel's, and the runtime says so. So on a CPU that is
+# not a Zen the 512-bit series is held to its latency-bound regime only
+# (N <= 4: no flag, no fall) and to its rise (N = 8 at 4x N = 1 or
+# more); above, its figures are printed with their flags.
 . tests/e2e/lib.sh
 command -v python3 >/dev/null || skip "python3 not installed"
 isa=" $(env_key cpu.isa) "
@@ -33,25 +44,29 @@ arch=$(env_key cpu.microarch)
 case $isa in *" fma "*) ;; *) skip "this CPU has no FMA (cpu.isa:$isa)" ;; esac
 cd "$TMPD"
 M="-m repetitions=10 -m processes=3 -m reducer=p10 --unroll 40 -q"
-series() { # WIDTH-PREFIX PEAK (0: no expectation for this machine)
+series() { # WIDTH-PREFIX PEAK (0: no expectation for this machine) [LOOSE]
 	for attempt in 1 2 3 4; do
 		series_pause $attempt
 		"$LOOPKIT" asm $M -o "$1.$attempt.d" --json --chains 1..10 \
 			--regs xmm0-xmm9 \
 			"vfmadd213pd %${1}mm11, %${1}mm10, %${1}mm{r}" \
 			>"$1.$attempt.json" || fail "$1: exited $?"
-		python3 - "$2" "$1.$attempt.json" <<'PY' && return 0
+		python3 - "$2" "$1.$attempt.json" "${3:-}" <<'PY' && return 0
 import json, sys
 peak, rows = float(sys.argv[1]), json.load(open(sys.argv[2]))
+# loose: the checks hold up to 4 chains only (the clock moves above)
+top_n = 4 if sys.argv[3] else 10
 assert [r["chains"] for r in rows] == list(range(1, 11)), rows
 assert all(r["instructions_per_iteration"] == r["chains"] for r in rows)
 assert all(r["instructions_per_cycle_source"] == "work/cycles:" + r["source"]
            for r in rows), rows
 ipc = [r["instructions_per_cycle"] for r in rows]
-print(sys.argv[2], ["%.3f" % x for x in ipc])
-flagged = [r["chains"] for r in rows if "unreliable" in r["flags"]]
+print(sys.argv[2], ["%.3f" % x for x in ipc],
+      [r["chains"] for r in rows if "unreliable" in r["flags"]])
+flagged = [r["chains"] for r in rows
+           if "unreliable" in r["flags"] and r["chains"] <= top_n]
 assert not flagged, "calibration unreliable at N = %s" % flagged
-for n in range(1, 11):
+for n in range(1, top_n + 1):
     assert ipc[n - 1] >= 0.90 * max(ipc[:n]), "IPC fell at N=%d: %s" % (n, ipc)
 assert ipc[7] >= 4 * ipc[0], "no rise: %s" % ipc
 if peak > 0:
@@ -62,7 +77,7 @@ if peak > 0:
         assert x >= want * low, "N=%d: %.3f, want %g" % (n, x, want)
     top = max(ipc[int(4 * peak) - 1:])
     assert top >= peak * 0.95, "not saturated at %g: %s" % (peak, ipc)
-else:
+elif top_n == 10:
     assert ipc[9] >= 0.95 * max(ipc), "not saturated: %s" % ipc
 PY
 	done
@@ -70,7 +85,11 @@ PY
 }
 case $arch in "Zen 3"|"Zen 4") series y 2 ;; *) series y 0 ;; esac
 case $isa in
-*" avx512f "*) case $arch in "Zen 4") series z 1 ;; *) series z 0 ;; esac ;;
+*" avx512f "*) case $arch in
+	"Zen 4") series z 1 ;;
+	"Zen "*) series z 0 ;;
+	*) series z 0 loose ;;
+	esac ;;
 *) echo "note: the 512-bit series is skipped: no avx512f on this $arch" ;;
 esac
 "$LOOPKIT" export --csv --campaign asm -o y.1.d >all.csv ||
