@@ -3,7 +3,10 @@
 # L2, L3 and RAM (the default exploration); prints each build's wall time
 # (goal: <= 10 minutes a class on 2 cores) and, per level, how many seeds
 # the two builds agree on within 3 % (goal: every seed at L1 and L2), the
-# median and p90 of |b/a - 1|, and the seeds that differ most.
+# median and p90 of |b/a - 1|, and the seeds that differ most. Beside it,
+# the baseline: the same two builds' round-0 runs alone (what one round,
+# the method until 2026-12-01, gives; its L2 and L3 variants are those the
+# three rounds chose at L1).
 #
 #   bench/mdl-db.sh [BUILD_DIR] [CLASS...]   (default: build, sse avx2)
 # KEEP=1 keeps the work directory (its path is printed).
@@ -26,23 +29,51 @@ for c in $classes; do
 		echo "$c build $b: $(( $(date +%s) - t0 )) s"
 		"$lk" mdl db export --isa "$c" -o "$b.$c" >"$b.$c.csv"
 	done
-	python3 - "a.$c.csv" "b.$c.csv" "$c" <<'PY'
-import csv, sys
+	python3 - "a.$c.csv" "b.$c.csv" "$c" a.$c/store.db b.$c/store.db <<'PY'
+import csv, sqlite3, sys
 def load(f):
     return {(r["seed"], r["level"]): float(r["value"])
             for r in csv.DictReader(open(f))
             if r["value"] not in ("", "nan")}
-a, b, c = load(sys.argv[1]), load(sys.argv[2]), sys.argv[3]
-for level in ("L1", "L2", "L3", "RAM"):
+def round0(db, c):
+    # per seed and level, the least over variants of round 0's run
+    q = """SELECT s.value, l.value, x.value / i.value
+           FROM variants v JOIN campaigns k ON k.id = v.campaign_id
+           JOIN variant_params s ON s.variant_id = v.id AND s.name = 'seed'
+           JOIN variant_params l ON l.variant_id = v.id AND l.name = 'level'
+           JOIN variant_params i ON i.variant_id = v.id
+                AND i.name = 'iterations-per-step'
+           JOIN runs r ON r.variant_id = v.id AND r.status IN ('ok', 'unstable')
+                AND r.method NOT LIKE '%;round=%'
+           JOIN results x ON x.run_id = r.id AND x.metric = 'cycles'
+           WHERE k.name = ? AND x.value > 0
+                 AND s.value NOT LIKE 'latency:%'"""
+    out = {}
+    for seed, level, v in sqlite3.connect(db).execute(q, ("mdl-db:" + c,)):
+        k = (seed, level)
+        out[k] = min(out.get(k, v), v)
+    return out
+def agree(a, b, level):
     d = sorted((abs(b[k] / a[k] - 1), k[0]) for k in a
                if k[1] == level and k in b and a[k] > 0)
     if not d:
-        continue
+        return None
     within = sum(1 for x, _ in d if x <= 0.03)
     med, p90 = d[len(d) // 2][0], d[min(len(d) - 1, int(0.9 * len(d)))][0]
-    worst = ", ".join("%s %.0f %%" % (s, 100 * x) for x, s in d[-3:][::-1])
+    return within, len(d), med, p90, d
+a, b, c = load(sys.argv[1]), load(sys.argv[2]), sys.argv[3]
+a0, b0 = round0(sys.argv[4], c), round0(sys.argv[5], c)
+for level in ("L1", "L2", "L3", "RAM"):
+    now, base = agree(a, b, level), agree(a0, b0, level)
+    if not now:
+        continue
+    worst = ", ".join("%s %.0f %%" % (s, 100 * x) for x, s in now[4][-3:][::-1])
     print("%-6s %-3s within 3 %%: %2d of %2d seeds; median %.1f %%, p90 "
-          "%.1f %%; most: %s" % (c, level, within, len(d), 100 * med,
-                                 100 * p90, worst))
+          "%.1f %%; most: %s" % (c, level, now[0], now[1], 100 * now[2],
+                                 100 * now[3], worst))
+    if base and level != "RAM":
+        print("%-6s %-3s   round 0 alone: %2d of %2d; median %.1f %%, "
+              "p90 %.1f %%" % (c, level, base[0], base[1], 100 * base[2],
+                               100 * base[3]))
 PY
 done

@@ -42,6 +42,10 @@ struct lk_method {
 	long align_functions;    /* -falign-functions=N added; 0: none */
 	int opt_report;          /* builds keep the vectoriser's report */
 	double timeout;          /* seconds per process */
+	long round;              /* the same measurement taken again: round
+				    N > 0 is a run of its own (a key of its
+				    own); in the canonical text only when
+				    set */
 	size_t memory_limit;     /* bytes of address space per launch and
 				    per compile; LK_PROC_UNLIMITED: none.
 				    Not part of the

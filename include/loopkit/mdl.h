@@ -503,6 +503,20 @@ struct lk_mdl_db_seed {
 	double f[LK_MDL_NFEATURES];
 };
 
+/*
+ * Rounds: each unit at L1, L2 and L3 is measured in LK_MDL_DB_ROUNDS
+ * runs (the measure's method with round 0, 1, 2: the same measurement
+ * taken again, each round over every unit, so a unit's runs are half a
+ * minute or more apart), and its figure is the median of its runs; at
+ * RAM, whose units cost ten times more, round 0 only. One run can draw
+ * a slow state lasting seconds, or read a clock its kernel did not run
+ * at and come out low (doc/loopkit-mdl.md, "db"): the median drops
+ * either.
+ */
+#define LK_MDL_DB_ROUNDS 3
+/* Is a unit at level measured in round (0 .. rounds - 1)? */
+int lk_mdl_db_round_covers(enum lk_mdl_level level, int round);
+
 struct lk_mdl_db_plan {
 	const struct lk_mdl_machine *machine;
 	unsigned levels;         /* 1 << enum lk_mdl_level */
@@ -511,6 +525,11 @@ struct lk_mdl_db_plan {
 	size_t nseeds;
 	struct lk_mdl_db_unit *units;
 	size_t nunits;
+	/* The measure's canonical method text of each round (owned; set
+	 * with lk_mdl_db_plan_methods). None: a unit's figure is its
+	 * latest run's, whatever its method. */
+	char *methods[LK_MDL_DB_ROUNDS];
+	int nrounds;
 };
 
 /* The seeds' folder, <share>/mdl/seeds (lk_share_dir()). */
@@ -532,6 +551,9 @@ int lk_mdl_db_plan_init(struct lk_ctx *ctx, struct lk_mdl_db_plan *p,
 			const struct lk_mdl_machine *machine,
 			unsigned levels, enum lk_mdl_explore explore);
 void lk_mdl_db_plan_release(struct lk_mdl_db_plan *p);
+/* The rounds' method texts (n of them, 1 to LK_MDL_DB_ROUNDS), copied. */
+void lk_mdl_db_plan_methods(struct lk_mdl_db_plan *p,
+			    const char *const *methods, int n);
 
 /*
  * Concretise and record the units of one phase as variants of campaign
@@ -539,7 +561,8 @@ void lk_mdl_db_plan_release(struct lk_mdl_db_plan *p);
  * file's content, so a rerun records nothing new). Phase 0: the
  * exploration at L1 (and every level with full or minimal); phase 1
  * (default exploration only): the best 3 (unroll, bundles) of each
- * seed's measured L1 units at the other levels. *added gets the units
+ * seed's measured L1 units (by the median of their rounds' runs) at the
+ * other levels. *added gets the units
  * this phase added to the plan. Concretisation failures are LK_EINPUT.
  */
 int lk_mdl_db_record(struct lk_ctx *ctx, struct lk_store *s,
@@ -547,13 +570,14 @@ int lk_mdl_db_record(struct lk_ctx *ctx, struct lk_store *s,
 		     size_t *added);
 /*
  * The database the plan's measured units make: per seed and requested
- * level, the minimum over its units of the "cycles" figure per step
- * divided by the unit's iterations per step (tsc-calibrated cycles per
- * canonical iteration), with the best unit's unroll, bundles, variant
- * and spread. A seed without an ok unit at a level has no value there
- * (flags "not-measured"). hash covers the seeds' text, the class, the
- * levels, the exploration and method (the measure's canonical method
- * text). Strings of *out are owned (lk_mdl_db_row_release).
+ * level, the minimum over its units (each the median of its rounds'
+ * runs) of the "cycles" figure per step divided by the unit's iterations per step
+ * (tsc-calibrated cycles per canonical iteration), with the best unit's
+ * unroll, bundles, variant and spread. A seed without an ok unit at a
+ * level has no value there (flags "not-measured"). hash covers the
+ * seeds' text, the class, the levels, the exploration, method (the
+ * measure's canonical method text) and the rounds. Strings of *out are
+ * owned (lk_mdl_db_row_release).
  */
 int lk_mdl_db_collect(struct lk_ctx *ctx, struct lk_store *s,
 		      const struct lk_mdl_db_plan *p, const char *method,

@@ -147,6 +147,10 @@ struct lk_run_opts {
 				 * nothing: sum->built, ->cached, ->failed
 				 * count distinct builds, no reports */
 	int verbose;
+	/* A sweep of stored variants (gen.present): measure only these
+	 * (nonly of them); NULL: every one */
+	const int64_t *only;
+	size_t nonly;
 };
 
 /* One measured variant's outcome, for printing. */

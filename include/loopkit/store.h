@@ -898,6 +898,11 @@ struct lk_run_figure {
 int lk_store_run_figure(struct lk_ctx *ctx, struct lk_store *s,
 			int64_t variant_id, const char *metric,
 			struct lk_run_figure *out);
+/* The same, among the runs measured under the canonical method text
+ * method (NULL: any). */
+int lk_store_run_figure_of(struct lk_ctx *ctx, struct lk_store *s,
+			   int64_t variant_id, const char *method,
+			   const char *metric, struct lk_run_figure *out);
 void lk_run_figure_release(struct lk_run_figure *f);
 
 #endif

@@ -94,45 +94,99 @@ static int parse_isas(struct lk_ctx *ctx, const char *text,
 
 struct build_args {
 	const char *dir, *isa, *levels, *explore, *seeds;
-	long jobs;
+	long jobs, rounds;
 	int quiet;
 };
 
-static void build_method(struct lk_sweep *sw)
+static void build_method(struct lk_sweep *sw, int round)
 {
 	/* Short on purpose (doc/loopkit-mdl.md, "db"): one warm-up call,
-	 * five samples of at least 20,000 ticks, one process, p25. */
+	 * five samples of at least 20,000 ticks, one process, p25; each
+	 * round a run of its own. */
 	sw->method.warmup = 1;
 	sw->method.repetitions = 5;
 	sw->method.processes = 1;
+	sw->method.round = round;
 }
 
-static int run_phase(struct lk_ctx *ctx, struct lk_store *s,
+/* What one build did: runs measured now, variants not ok (in the
+ * last round 0, over every unit). */
+struct build_counts {
+	long measured, not_ok;
+};
+
+/* Round r over the plan's units that it covers: measure what is
+ * missing. */
+static int run_round(struct lk_ctx *ctx, struct lk_store *s,
 		     int64_t campaign, const char *name,
-		     const struct build_args *a, long *counts)
+		     const struct build_args *a,
+		     const struct lk_mdl_db_plan *p, int round,
+		     struct build_counts *c)
 {
 	struct lk_sweep *sw = lk_sweep_new();
-	struct lk_run_opts o = {.jobs = (int)a->jobs, .quiet = a->quiet};
+	int64_t *only = lk_calloc(p->nunits + 1, sizeof(*only));
+	struct lk_run_opts o = {.jobs = (int)a->jobs, .quiet = a->quiet,
+				.only = only};
 	struct lk_run_summary sum;
 	size_t i;
 	int ret;
 
+	for (i = 0; i < p->nunits; i++)
+		if (lk_mdl_db_round_covers(p->units[i].level, round))
+			only[o.nonly++] = p->units[i].variant_id;
+	if (!o.nonly) {
+		free(only);
+		lk_sweep_free(sw);
+		return 0;
+	}
 	free(sw->name);
 	sw->name = lk_strdup(name);
 	sw->gen.present = 1;      /* measure the variants the store holds */
-	build_method(sw);
+	build_method(sw, round);
 	ret = lk_run_sweep(ctx, s, campaign, sw, &o, &sum);
 	if (!ret) {
-		counts[0] = sum.measured;
-		counts[1] = (long)sum.n;
-		counts[2] = 0;
-		for (i = 0; i < sum.n; i++)
-			counts[2] += strcmp(sum.reports[i].status, "ok") &&
+		c->measured += sum.measured;
+		if (round == 0)
+			c->not_ok = 0;
+		for (i = 0; round == 0 && i < sum.n; i++)
+			c->not_ok += strcmp(sum.reports[i].status, "ok") &&
 				     strcmp(sum.reports[i].status, "unstable");
 	}
 	lk_run_summary_release(&sum);
 	lk_sweep_free(sw);
+	free(only);
 	return ret;
+}
+
+/* Every round over the plan's units as they are now. */
+static int run_rounds(struct lk_ctx *ctx, struct lk_store *s,
+		      int64_t campaign, const char *name,
+		      const struct build_args *a,
+		      const struct lk_mdl_db_plan *p, struct build_counts *c)
+{
+	int r, ret = 0;
+
+	for (r = 0; !ret && r < p->nrounds; r++)
+		ret = run_round(ctx, s, campaign, name, a, p, r, c);
+	return ret;
+}
+
+/* The rounds' canonical method texts into the plan. */
+static void plan_methods(struct lk_mdl_db_plan *p, int rounds)
+{
+	char *text[LK_MDL_DB_ROUNDS];
+	int r;
+
+	for (r = 0; r < rounds; r++) {
+		struct lk_sweep *sw = lk_sweep_new();
+
+		build_method(sw, r);
+		text[r] = lk_method_canonical(&sw->method);
+		lk_sweep_free(sw);
+	}
+	lk_mdl_db_plan_methods(p, (const char *const *)text, rounds);
+	for (r = 0; r < rounds; r++)
+		free(text[r]);
 }
 
 static char *machine_name(void)
@@ -160,7 +214,7 @@ static int store_db(struct lk_ctx *ctx, struct lk_store *s,
 	struct lk_mdl_db_row db;
 	int ret;
 
-	build_method(sw);
+	build_method(sw, 0);
 	method = lk_method_canonical(&sw->method);
 	ret = lk_mdl_db_collect(ctx, s, p, method, campaign, &db);
 	if (!ret) {
@@ -183,32 +237,46 @@ static int build_one(struct lk_ctx *ctx, struct lk_store *s,
 		     const struct build_args *a, long *failed)
 {
 	char *name = lk_asprintf("mdl-db:%s", m->name);
-	long c0[3] = {0}, c1[3] = {0}, variants, now;
+	struct build_counts c = {0};
 	char hash[13] = "";
-	size_t added;
-	int64_t campaign;
+	size_t added, i, variants = 0;
+	long runs = 0;
 	time_t t0 = time(NULL);
+	int64_t campaign;
 	int ret = lk_store_campaign(ctx, s, name, NULL, NULL, &campaign);
 
+	plan_methods(p, a->rounds);
 	if (!ret)
 		ret = lk_mdl_db_record(ctx, s, campaign, p, 0, &added);
 	if (!ret)
-		ret = run_phase(ctx, s, campaign, name, a, c0);
+		ret = run_rounds(ctx, s, campaign, name, a, p, &c);
 	if (!ret && explore == LK_MDL_EXPLORE_DEFAULT && (levels & ~1u))
 		if (!(ret = lk_mdl_db_record(ctx, s, campaign, p, 1, &added)))
-			ret = run_phase(ctx, s, campaign, name, a, c1);
+			ret = run_rounds(ctx, s, campaign, name, a, p, &c);
 	if (!ret)
 		ret = store_db(ctx, s, p, campaign, hash);
-	/* Phase 1 sees every variant (phase 0's too): its count is the
-	 * total, and whatever was not measured now was stored earlier. */
-	variants = c1[1] ? c1[1] : c0[1];
-	now = c0[0] + c1[0];
+	/* Units whose files are identical share a variant; a variant has
+	 * a run in every round that covers its level. */
+	for (i = 0; i < p->nunits; i++) {
+		size_t j;
+		int r;
+
+		for (j = 0; j < i; j++)
+			if (p->units[j].variant_id == p->units[i].variant_id)
+				break;
+		if (j < i)
+			continue;
+		variants++;
+		for (r = 0; r < p->nrounds; r++)
+			runs += lk_mdl_db_round_covers(p->units[i].level, r);
+	}
 	if (!ret) {
-		*failed += c1[1] ? c1[2] : c0[2];
-		printf("%s: %zu seeds, %zu units (%ld variants), %ld measured "
-		       "now, %ld stored earlier, %ld not ok; database %s "
-		       "(%lds)\n", name, p->nseeds, p->nunits, variants, now,
-		       variants - now, c1[1] ? c1[2] : c0[2], hash,
+		*failed += c.not_ok;
+		printf("%s: %zu seeds, %zu units (%zu variants), %d round%s: "
+		       "%ld runs measured now, %ld stored earlier, %ld not ok; "
+		       "database %s (%lds)\n", name, p->nseeds, p->nunits,
+		       variants, p->nrounds, p->nrounds == 1 ? "" : "s",
+		       c.measured, runs - c.measured, c.not_ok, hash,
 		       (long)(time(NULL) - t0));
 	}
 	free(name);
@@ -245,7 +313,7 @@ static int split_seeds(struct lk_ctx *ctx, const char *text,
 static int cmd_db_build(int argc, char **argv)
 {
 	struct build_args a = {LK_STORE_DEFAULT_DIR, "auto", "L1,L2,L3,RAM",
-			       "default", NULL, 0, 0};
+			       "default", NULL, 0, LK_MDL_DB_ROUNDS, 0};
 	const struct lk_opt opts[] = {
 		{'o', "output", LK_OPT_STRING, &a.dir, "DIR",
 		 "the campaign store (default loopkit.d)"},
@@ -257,6 +325,9 @@ static int cmd_db_build(int argc, char **argv)
 		 "default (12 at L1, best 3 elsewhere), full, minimal"},
 		{0, "seeds", LK_OPT_STRING, &a.seeds, "LIST",
 		 "only these seeds (names, comma-separated)"},
+		{0, "rounds", LK_OPT_LONG, &a.rounds, "N",
+		 "runs of each unit at L1-L3, the median kept (1-3, "
+		 "default 3)"},
 		{'j', "jobs", LK_OPT_LONG, &a.jobs, "N", "parallel compiles"},
 		{'q', "quiet", LK_OPT_BOOL, &a.quiet, NULL, "no progress"},
 		LK_OPT_END};
@@ -282,6 +353,10 @@ static int cmd_db_build(int argc, char **argv)
 		return lk_cli_usage_error("mdl db build", "--explore: '%s' is "
 					  "not default, full or minimal",
 					  a.explore);
+	if (a.rounds < 1 || a.rounds > LK_MDL_DB_ROUNDS)
+		return lk_cli_usage_error("mdl db build", "--rounds: %ld is not "
+					  "between 1 and %d", a.rounds,
+					  LK_MDL_DB_ROUNDS);
 	if (a.jobs < 0 || a.jobs > 256)
 		return lk_cli_usage_error("mdl db build", "--jobs: %ld is not "
 					  "between 0 and 256", a.jobs);

@@ -228,6 +228,18 @@ static int set_relaunches(struct lk_method *m, const char *v,
 	return -1;
 }
 
+static int set_round(struct lk_method *m, const char *v, const char **why)
+{
+	long n;
+
+	if (lk_parse_decimal(v, &n) || n < 0 || n > 1000) {
+		*why = "expected an integer from 0 to 1000";
+		return -1;
+	}
+	m->round = n;
+	return 0;
+}
+
 static int set_cache(struct lk_method *m, const char *v, const char **why)
 {
 	if (strcmp(v, "hot") && strcmp(v, "cold")) {
@@ -377,6 +389,7 @@ static const struct method_key {
 	{"stability.tolerance", set_tolerance},
 	{"stability.retries", set_retries},
 	{"relaunches", set_relaunches},
+	{"round", set_round},
 	{"cache", set_cache},
 	{"cpu", set_cpu},
 	{"fifo", set_fifo},
@@ -476,6 +489,8 @@ char *lk_method_canonical(const struct lk_method *m)
 		lk_buf_adds(&b, ";opt-report=1");
 	if (m->relaunches != LK_RELAUNCHES_DEFAULT)
 		lk_buf_addf(&b, ";relaunches=%ld", m->relaunches);
+	if (m->round)
+		lk_buf_addf(&b, ";round=%ld", m->round);
 	return lk_buf_detach(&b);
 }
 

@@ -162,6 +162,33 @@ static const char *stored_value(const struct lk_variant_binary *row,
 	return "";
 }
 
+static int listed(const struct lk_run_opts *o, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < o->nonly; i++)
+		if (o->only[i] == id)
+			return 1;
+	return 0;
+}
+
+/* The stored variants opts->only lists first, in their order; the
+ * others after them (still p->nstored in all, for freeing). Returns
+ * how many are listed. */
+static size_t keep_only(struct plan *p)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < p->nstored; i++)
+		if (listed(p->opts, p->stored[i].variant_id)) {
+			struct lk_variant_binary t = p->stored[k];
+
+			p->stored[k++] = p->stored[i];
+			p->stored[i] = t;
+		}
+	return k;
+}
+
 /*
  * A campaign with a 'gen:' section measures the variants 'loopkit gen'
  * recorded (generated sources in the store), not the sweep's sources:
@@ -182,6 +209,8 @@ static int plan_from_store(struct plan *p)
 				"'gen:' section but no generated variants: "
 				"run 'loopkit gen -c' first", sw->name);
 	p->n = p->nstored;
+	if (p->opts->only)
+		p->n = keep_only(p);
 	p->variants = lk_calloc(p->n, sizeof(*p->variants));
 	p->stored_flags = lk_calloc(p->n, sizeof(*p->stored_flags));
 	for (i = 0; i < p->n; i++) {

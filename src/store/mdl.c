@@ -283,12 +283,20 @@ int lk_store_run_figure(struct lk_ctx *ctx, struct lk_store *s,
 			int64_t variant_id, const char *metric,
 			struct lk_run_figure *out)
 {
+	return lk_store_run_figure_of(ctx, s, variant_id, NULL, metric, out);
+}
+
+int lk_store_run_figure_of(struct lk_ctx *ctx, struct lk_store *s,
+			   int64_t variant_id, const char *method,
+			   const char *metric, struct lk_run_figure *out)
+{
 	sqlite3_stmt *st = NULL;
 	int rc, ret = store_prepare(ctx, s, "SELECT r.status, x.value,"
 				    " x.spread, x.source, x.unit, x.flags"
 				    " FROM runs r LEFT JOIN results x ON"
 				    " x.run_id = r.id AND x.metric = ?2"
-				    " WHERE r.variant_id = ?1 ORDER BY"
+				    " WHERE r.variant_id = ?1 AND"
+				    " (?3 IS NULL OR r.method = ?3) ORDER BY"
 				    " r.finished DESC, r.id DESC,"
 				    " x.position LIMIT 1", &st);
 
@@ -296,7 +304,9 @@ int lk_store_run_figure(struct lk_ctx *ctx, struct lk_store *s,
 	if (ret)
 		return ret;
 	if (sqlite3_bind_int64(st, 1, variant_id) ||
-	    store_bind_text(st, 2, metric)) {
+	    store_bind_text(st, 2, metric) ||
+	    (method ? store_bind_text(st, 3, method)
+		    : sqlite3_bind_null(st, 3))) {
 		ret = store_fail(ctx, s, "cannot bind the run's metric");
 		goto out;
 	}

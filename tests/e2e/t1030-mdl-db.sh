@@ -15,9 +15,11 @@ build="$LOOPKIT mdl db build --isa scalar --levels L1,RAM --explore minimal -q"
 lat=5
 grep -qw fma /proc/cpuinfo && lat=6
 u=$((6 + lat)) u12=$((12 + lat))
+# Runs: three rounds of each unit at L1 to L3, one at RAM.
+r=$(( (3 + lat) * 3 + 3 )) r12=$(( (9 + lat) * 3 + 3 ))
 
 $build -o d --seeds $seeds >build1.out || fail "build: $(cat build1.out)"
-grep -q "^mdl-db:scalar: 3 seeds, $u units ($u variants), $u measured now, 0 stored earlier, 0 not ok; database [0-9a-f]\{12\}" \
+grep -q "^mdl-db:scalar: 3 seeds, $u units ($u variants), 3 rounds: $r runs measured now, 0 stored earlier, 0 not ok; database [0-9a-f]\{12\}" \
 	build1.out || fail "first build: $(cat build1.out)"
 "$LOOPKIT" mdl db export -o d >db1.csv || fail "export"
 "$LOOPKIT" mdl db show -o d >show.txt || fail "show"
@@ -41,11 +43,32 @@ print("L1S0 L1 %.4g RAM %.4g, L2S0 L1 %.4g RAM %.4g cycles/iter" % (
     v["L1S0", "L1"], v["L1S0", "RAM"], v["L2S0", "L1"], v["L2S0", "RAM"]))
 PY
 
+# Each value is the median of its variant's runs: three rounds at L1,
+# one at RAM.
+sqlite3 d/store.db "SELECT p.name, p.level, p.value, x.value /
+	(SELECT vp.value FROM variant_params vp
+		WHERE vp.variant_id = p.variant_id AND
+		vp.name = 'iterations-per-step')
+	FROM mdl_seed_perf p JOIN runs r ON r.variant_id = p.variant_id
+	JOIN results x ON x.run_id = r.id AND x.metric = 'cycles'
+	WHERE p.name NOT LIKE 'latency:%'" >rounds.txt
+python3 - rounds.txt <<'PY' || fail "median of the rounds: $(cat rounds.txt)"
+import collections, sys
+runs = collections.defaultdict(list)
+for l in open(sys.argv[1]):
+    seed, level, value, run = l.strip().split("|")
+    runs[seed, level, float(value)].append(float(run))
+assert len(runs) == 6, runs
+for (seed, level, value), v in runs.items():
+    assert len(v) == (3 if level == "L1" else 1), runs
+    assert abs(value / sorted(v)[(len(v) - 1) // 2] - 1) < 1e-9, runs
+PY
+
 # A rerun measures nothing and stores the same database.
 runs() { sqlite3 "$1/store.db" 'SELECT count(*) FROM runs'; }
 n1=$(runs d)
 $build -o d --seeds $seeds >build2.out || fail "rerun: $(cat build2.out)"
-grep -q " 0 measured now, $u stored earlier, 0 not ok" build2.out ||
+grep -q " 0 runs measured now, $r stored earlier, 0 not ok" build2.out ||
 	fail "rerun: $(cat build2.out)"
 [ "$(runs d)" = "$n1" ] || fail "rerun added runs: $n1 -> $(runs d)"
 "$LOOPKIT" mdl db export -o d >db2.csv
@@ -133,10 +156,10 @@ done_before=$(runs k)
 [ "$done_before" -lt $u12 ] || fail "the build had finished: $done_before runs"
 $build -o k --seeds $seeds --levels L1,L2,L3,RAM >resume.out ||
 	fail "resume: $(cat resume.out)"
-sed -n "s/.* $u12 units ($u12 variants), \([0-9]*\) measured now, \([0-9]*\) stored earlier, 0 not ok.*/\1 \2/p" \
+sed -n "s/.* $u12 units ($u12 variants), 3 rounds: \([0-9]*\) runs measured now, \([0-9]*\) stored earlier, 0 not ok.*/\1 \2/p" \
 	resume.out >counts
 read now earlier <counts || fail "resume: $(cat resume.out)"
-[ "$earlier" -ge "$done_before" ] && [ $((now + earlier)) = $u12 ] ||
+[ "$earlier" -ge "$done_before" ] && [ $((now + earlier)) = $r12 ] ||
 	fail "resume measured $now, kept $earlier of $done_before: $(cat resume.out)"
 "$LOOPKIT" mdl db export -o k | grep -c ',tsc-calibrated,' | grep -qx 12 ||
 	fail "resumed database: $("$LOOPKIT" mdl db export -o k)"

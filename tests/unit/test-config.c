@@ -242,7 +242,8 @@ Test(config, method_set_messages)
 				  "(allowed: warmup, steps, min-sample-ticks,"
 				  " repetitions, processes, reducer, "
 				  "stability.runs, stability.tolerance, "
-				  "stability.retries, relaunches, cache, cpu, "
+				  "stability.retries, relaunches, round, cache, "
+				  "cpu, "
 				  "fifo, "
 				  "calibrate, aslr, align-functions, opt-report,"
 				  " timeout, memory-limit, mode)");
@@ -270,6 +271,17 @@ Test(config, method_set_messages)
 	cr_assert_eq(lk_method_set(&ctx, &m, "relaunches", "0", NULL), 0);
 	text = lk_method_canonical(&m);
 	cr_assert_not_null(strstr(text, ";relaunches=0"));
+	cr_assert_null(strstr(text, "round"));
+	free(text);
+	/* round: the same measurement again, a run key of its own; round
+	 * 0 is the key it always was. */
+	cr_assert_eq(lk_method_set(&ctx, &m, "round", "-1", NULL), LK_EINPUT);
+	cr_assert_str_eq(ctx.msg, "bad value '-1' for method.round: "
+				  "expected an integer from 0 to 1000");
+	cr_assert_eq(lk_method_set(&ctx, &m, "round", "2", NULL), 0);
+	text = lk_method_canonical(&m);
+	cr_assert(strlen(text) > 8 &&
+		  !strcmp(text + strlen(text) - 8, ";round=2"), "%s", text);
 	free(text);
 }
 

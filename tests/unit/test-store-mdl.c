@@ -202,6 +202,28 @@ Test(store_mdl, run_figure)
 	cr_assert_str_eq(f.status, "ok");
 	cr_assert_eq(f.has_value, 0);
 	lk_run_figure_release(&f);
+	/* A second run under another method: the latest of any method, or
+	 * the one of a method named. */
+	r.method_hash = "m2";
+	r.method = "m;round=1";
+	r.status = "failed";
+	r.nresults = 0;
+	cr_assert_eq(lk_store_run_put(&ctx, s, &r, NULL), 0, "%s", ctx.msg);
+	cr_assert_eq(lk_store_run_figure(&ctx, s, variant, "cycles", &f), 0);
+	cr_assert_str_eq(f.status, "failed");
+	lk_run_figure_release(&f);
+	cr_assert_eq(lk_store_run_figure_of(&ctx, s, variant, "m", "cycles",
+					    &f), 0);
+	cr_assert_str_eq(f.status, "ok");
+	cr_assert_eq(f.value, 100);
+	lk_run_figure_release(&f);
+	cr_assert_eq(lk_store_run_figure_of(&ctx, s, variant, "m;round=1",
+					    "cycles", &f), 0);
+	cr_assert_str_eq(f.status, "failed");
+	lk_run_figure_release(&f);
+	cr_assert_eq(lk_store_run_figure_of(&ctx, s, variant, "m;round=2",
+					    "cycles", &f), 0);
+	cr_assert_null(f.status);
 	lk_store_close(s);
 }
 
