@@ -571,8 +571,9 @@ int lk_mdl_db_record(struct lk_ctx *ctx, struct lk_store *s,
 /*
  * The database the plan's measured units make: per seed and requested
  * level, the minimum over its units (each the median of its rounds'
- * runs) of the "cycles" figure per step divided by the unit's iterations per step
- * (tsc-calibrated cycles per canonical iteration), with the best unit's
+ * runs) of the "cycles" figure per step divided by the unit's
+ * iterations per step (tsc-calibrated cycles per canonical iteration),
+ * with the best unit's
  * unroll, bundles, variant and spread. A seed without an ok unit at a
  * level has no value there (flags "not-measured"). hash covers the
  * seeds' text, the class, the levels, the exploration, method (the

@@ -109,10 +109,11 @@ static void build_method(struct lk_sweep *sw, int round)
 	sw->method.round = round;
 }
 
-/* What one build did: runs measured now, variants not ok (in the
- * last round 0, over every unit). */
+/* What one build did: runs measured now (in all); from the last
+ * phase's rounds, which see every unit: its variants, runs and
+ * variants not ok (in round 0). */
 struct build_counts {
-	long measured, not_ok;
+	long measured, variants, runs, not_ok;
 };
 
 /* Round r over the plan's units that it covers: measure what is
@@ -146,8 +147,11 @@ static int run_round(struct lk_ctx *ctx, struct lk_store *s,
 	ret = lk_run_sweep(ctx, s, campaign, sw, &o, &sum);
 	if (!ret) {
 		c->measured += sum.measured;
-		if (round == 0)
-			c->not_ok = 0;
+		if (round == 0) {
+			c->variants = (long)sum.n;
+			c->runs = c->not_ok = 0;
+		}
+		c->runs += (long)sum.n;
 		for (i = 0; round == 0 && i < sum.n; i++)
 			c->not_ok += strcmp(sum.reports[i].status, "ok") &&
 				     strcmp(sum.reports[i].status, "unstable");
@@ -209,14 +213,11 @@ static int store_db(struct lk_ctx *ctx, struct lk_store *s,
 		    const struct lk_mdl_db_plan *p, int64_t campaign,
 		    char *hash_out)
 {
-	struct lk_sweep *sw = lk_sweep_new();
-	char *method;
 	struct lk_mdl_db_row db;
 	int ret;
 
-	build_method(sw, 0);
-	method = lk_method_canonical(&sw->method);
-	ret = lk_mdl_db_collect(ctx, s, p, method, campaign, &db);
+	/* The database is named by round 0's method (plan_methods). */
+	ret = lk_mdl_db_collect(ctx, s, p, p->methods[0], campaign, &db);
 	if (!ret) {
 		free(db.machine);
 		db.machine = machine_name();
@@ -224,8 +225,6 @@ static int store_db(struct lk_ctx *ctx, struct lk_store *s,
 		snprintf(hash_out, 13, "%s", db.hash);
 	}
 	lk_mdl_db_row_release(&db);
-	free(method);
-	lk_sweep_free(sw);
 	return ret;
 }
 
@@ -239,8 +238,7 @@ static int build_one(struct lk_ctx *ctx, struct lk_store *s,
 	char *name = lk_asprintf("mdl-db:%s", m->name);
 	struct build_counts c = {0};
 	char hash[13] = "";
-	size_t added, i, variants = 0;
-	long runs = 0;
+	size_t added;
 	time_t t0 = time(NULL);
 	int64_t campaign;
 	int ret = lk_store_campaign(ctx, s, name, NULL, NULL, &campaign);
@@ -255,28 +253,13 @@ static int build_one(struct lk_ctx *ctx, struct lk_store *s,
 			ret = run_rounds(ctx, s, campaign, name, a, p, &c);
 	if (!ret)
 		ret = store_db(ctx, s, p, campaign, hash);
-	/* Units whose files are identical share a variant; a variant has
-	 * a run in every round that covers its level. */
-	for (i = 0; i < p->nunits; i++) {
-		size_t j;
-		int r;
-
-		for (j = 0; j < i; j++)
-			if (p->units[j].variant_id == p->units[i].variant_id)
-				break;
-		if (j < i)
-			continue;
-		variants++;
-		for (r = 0; r < p->nrounds; r++)
-			runs += lk_mdl_db_round_covers(p->units[i].level, r);
-	}
 	if (!ret) {
 		*failed += c.not_ok;
-		printf("%s: %zu seeds, %zu units (%zu variants), %d round%s: "
+		printf("%s: %zu seeds, %zu units (%ld variants), %d round%s: "
 		       "%ld runs measured now, %ld stored earlier, %ld not ok; "
 		       "database %s (%lds)\n", name, p->nseeds, p->nunits,
-		       variants, p->nrounds, p->nrounds == 1 ? "" : "s",
-		       c.measured, runs - c.measured, c.not_ok, hash,
+		       c.variants, p->nrounds, p->nrounds == 1 ? "" : "s",
+		       c.measured, c.runs - c.measured, c.not_ok, hash,
 		       (long)(time(NULL) - t0));
 	}
 	free(name);

@@ -373,14 +373,26 @@ static double run_value(const struct lk_mdl_db_unit *u,
  * unit's other two, with a spread of 119 %, on the Emerald Rapids
  * guest): the median drops either.
  */
+struct round_run {
+	double value;
+	struct lk_run_figure fig;
+};
+
+static int by_value(const void *a, const void *b)
+{
+	double x = ((const struct round_run *)a)->value;
+	double y = ((const struct round_run *)b)->value;
+
+	return (x > y) - (x < y);
+}
+
 static int unit_value(struct lk_ctx *ctx, struct lk_store *s,
 		      const struct lk_mdl_db_plan *p,
 		      const struct lk_mdl_db_unit *u, double *value,
 		      struct lk_run_figure *fig)
 {
-	struct lk_run_figure f[LK_MDL_DB_ROUNDS];
-	double v[LK_MDL_DB_ROUNDS], t;
-	int r, i, n = 0, ret = 0;
+	struct round_run run[LK_MDL_DB_ROUNDS] = {{0}};
+	int r, n = 0, ret = 0;
 
 	*value = 0;
 	if (!p->nrounds) {
@@ -392,30 +404,23 @@ static int unit_value(struct lk_ctx *ctx, struct lk_store *s,
 	for (r = 0; !ret && r < p->nrounds; r++) {
 		if (!lk_mdl_db_round_covers(u->level, r))
 			continue;
-		memset(&f[n], 0, sizeof(f[n]));
 		ret = lk_store_run_figure_of(ctx, s, u->variant_id,
-					     p->methods[r], "cycles", &f[n]);
-		v[n] = ret ? 0 : run_value(u, &f[n]);
-		if (v[n] > 0)
+					     p->methods[r], "cycles",
+					     &run[n].fig);
+		run[n].value = ret ? 0 : run_value(u, &run[n].fig);
+		if (run[n].value > 0)
 			n++;
 		else
-			lk_run_figure_release(&f[n]);
+			lk_run_figure_release(&run[n].fig);
 	}
-	/* Sorted by value (three at most), figures alongside. */
-	for (r = 1; r < n; r++)
-		for (i = r; i > 0 && v[i] < v[i - 1]; i--) {
-			struct lk_run_figure tf = f[i];
-
-			t = v[i], v[i] = v[i - 1], v[i - 1] = t;
-			f[i] = f[i - 1], f[i - 1] = tf;
-		}
-	for (i = 0; i < n; i++) {
-		if (i == (n - 1) / 2) {
+	qsort(run, (size_t)n, sizeof(*run), by_value);
+	for (r = 0; r < n; r++) {
+		if (r == (n - 1) / 2) {
 			lk_run_figure_release(fig);
-			*fig = f[i];
-			*value = v[i];
+			*fig = run[r].fig;
+			*value = run[r].value;
 		} else {
-			lk_run_figure_release(&f[i]);
+			lk_run_figure_release(&run[r].fig);
 		}
 	}
 	return ret;
