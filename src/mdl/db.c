@@ -13,6 +13,7 @@
 #include "loopkit/toolchain.h"
 #include "mdl-int.h"
 
+/* In vectors of the class: times lanes() canonical iterations. */
 static const int unrolls[] = {1, 2, 4, 8};
 static const int bundle_counts[] = {1, 2, 3};
 #define BEST_KEPT 3
@@ -325,8 +326,23 @@ static void plan_latency(struct lk_mdl_db_plan *p, size_t *alloc)
 	}
 }
 
+/*
+ * The 8-byte lanes of the class's widest vector (1 for scalar code). The
+ * explored unrolls are 1, 2, 4 and 8 of its vectors: the neutral
+ * allocation makes each arithmetic instruction a chain carried around
+ * the asm loop, so an asm iteration of too few of them runs at the
+ * operations' latency rather than at their throughput (a loop's
+ * operations on different iterations are independent; a recurrence is
+ * the carried-chain bound's, doc/loopkit-mdl.md).
+ */
+static int lanes(const struct lk_mdl_db_plan *p)
+{
+	return p->machine->packed_bytes > 8 ? p->machine->packed_bytes / 8
+					     : 1;
+}
+
 /* Phase 0: every (unroll, bundles) at L1 (default) or at every level
- * (full); (8, 1) at every level (minimal); the latency units. */
+ * (full); (8 vectors, 1) at every level (minimal); the latency units. */
 static void plan_phase0(struct lk_mdl_db_plan *p, size_t *alloc)
 {
 	size_t s, i, j;
@@ -340,7 +356,8 @@ static void plan_phase0(struct lk_mdl_db_plan *p, size_t *alloc)
 
 			if (p->explore == LK_MDL_EXPLORE_MINIMAL) {
 				if (wanted)
-					add_unit(p, alloc, s, l, 8, 1);
+					add_unit(p, alloc, s, l,
+						 8 * lanes(p), 1);
 				continue;
 			}
 			if (!(l == LK_MDL_L1 ||
@@ -349,7 +366,8 @@ static void plan_phase0(struct lk_mdl_db_plan *p, size_t *alloc)
 			for (i = 0; i < LK_ARRAY_SIZE(unrolls); i++)
 				for (j = 0; j < LK_ARRAY_SIZE(bundle_counts);
 				     j++)
-					add_unit(p, alloc, s, l, unrolls[i],
+					add_unit(p, alloc, s, l,
+						 lanes(p) * unrolls[i],
 						 bundle_counts[j]);
 		}
 }
@@ -569,10 +587,10 @@ static void db_identity(const struct lk_mdl_db_plan *p, const char *method,
 	out->isa = lk_strdup(p->machine->name);
 	out->levels = levels_text(p->levels);
 	out->params = lk_asprintf("explore=%s seeds=%zu features=%d "
-				  "latency=%d method=%s rounds=%d",
+				  "latency=%d lanes=%d method=%s rounds=%d",
 				  explore_names[p->explore], p->nseeds,
 				  LK_MDL_NFEATURES,
-				  __builtin_cpu_supports("fma") ? 5 : 4,
+				  __builtin_cpu_supports("fma") ? 5 : 4, lanes(p),
 				  method, p->nrounds ? p->nrounds : 1);
 	lk_hash_init(&h);
 	lk_hash_add_str(&h, out->isa);

@@ -2,14 +2,17 @@
  * The MDL seed database in the store (migration 8): a database round
  * trips whole, one stored again under its hash replaces the old, the
  * latest of a class wins, a missing class is "none", a schema-7 store
- * gains the tables and keeps its rows, and a variant's run figure.
+ * gains the tables and keeps its rows, a variant's run figure, and the
+ * units a database build records.
  */
 #include <math.h>
 #include <criterion/criterion.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "loopkit/mdl.h"
 #include "loopkit/store.h"
 #include "tmpdir.h"
 
@@ -276,5 +279,59 @@ Test(store_mdl, eval_rows_replace_and_keep_nan)
 	cr_assert_eq(n, 1);
 	cr_assert_str_eq(out[0].level, "L1");
 	lk_mdl_eval_rows_free(out, n);
+	lk_store_close(s);
+}
+
+/* Phase 0 explores unrolls of 1, 2, 4 and 8 vectors of the class: U
+ * canonical iterations of 8-byte elements, times the class's lanes (so
+ * that an asm iteration holds enough independent operations to run at
+ * their throughput). */
+Test(store_mdl, db_plan_unrolls_in_vectors)
+{
+	static const char *const classes[] = {"scalar", "sse"};
+	static const int lanes[] = {1, 2};
+	struct lk_store *s = open_store();
+	char *dir = lk_asprintf("%s/seeds", tmpdir), *path;
+	int64_t campaign;
+	size_t c, i, added;
+	FILE *f;
+
+	cr_assert_eq(mkdir(dir, 0777), 0);
+	path = lk_asprintf("%s/A1.mdl", dir);
+	f = fopen(path, "w");
+	fputs("MDL 1\nMeta:\n  kind = \"arithmetic\"\nData:\n  flow a\n"
+	      "Body:\nTrip: 4\nI/O: In: a 32 Out:\nLoopBody:\n"
+	      "  In: a Stride: 8 Offset: 0 Size: 8\n  Out:\n"
+	      "  Add: 1 Mul: 1\n", f);
+	fclose(f);
+	free(path);
+	cr_assert_eq(lk_store_campaign(&ctx, s, "mdl-db:test", NULL, NULL,
+				       &campaign), 0);
+	for (c = 0; c < 2; c++) {
+		struct lk_mdl_db_plan p;
+		unsigned seen = 0;
+
+		cr_assert_eq(lk_mdl_db_plan_init(&ctx, &p, dir, NULL,
+						 lk_mdl_machine_find(classes[c]),
+						 1u << LK_MDL_L1,
+						 LK_MDL_EXPLORE_DEFAULT),
+			     0, "%s", ctx.msg);
+		cr_assert_eq(lk_mdl_db_record(&ctx, s, campaign, &p, 0,
+					      &added), 0, "%s", ctx.msg);
+		for (i = 0; i < p.nunits; i++) {
+			int u = p.units[i].unroll / lanes[c];
+
+			if (p.units[i].latency)
+				continue;
+			cr_assert_eq(p.units[i].unroll % lanes[c], 0);
+			cr_assert(u == 1 || u == 2 || u == 4 || u == 8,
+				  "%s: unroll %d", classes[c],
+				  p.units[i].unroll);
+			seen |= 1u << u;
+		}
+		cr_assert_eq(seen, 2u | 4u | 16u | 256u, "%s", classes[c]);
+		lk_mdl_db_plan_release(&p);
+	}
+	free(dir);
 	lk_store_close(s);
 }
