@@ -434,9 +434,12 @@ struct lk_mdl_prediction {
 	 * chain_distance and meta.unroll) and the failed store forwards'
 	 * (meta forward_fail times latency:forward-fail, over
 	 * meta.unroll); 0 when m has neither or the database lacks a
-	 * latency it needs. value is the larger of the k-NN's (knn) and
-	 * the bound. */
-	double knn, bound;
+	 * latency it needs. instructions: for scalar code of 4-byte
+	 * elements beyond L1, whose k-NN counts bytes (per pair of
+	 * iterations, halved), the k-NN per iteration at L1 (what its
+	 * instructions cost); else 0. value is the largest of the k-NN's
+	 * (knn), instructions and the bound. */
+	double knn, instructions, bound;
 };
 
 /*

@@ -86,6 +86,9 @@ static void print_text(const char *file, const struct lk_mdl_db_row *db,
 	if (unroll)
 		printf(", %.6g per loop iteration (unroll %ld)",
 		       p->value * (double)unroll, unroll);
+	if (p->instructions > 0)
+		printf("; k-NN of its bytes %.6g, of its instructions at L1 "
+		       "%.6g", p->knn, p->instructions);
 	if (p->bound > 0)
 		printf("; k-NN %.6g, carried chain %.6g", p->knn, p->bound);
 	printf("\n");
@@ -118,9 +121,10 @@ static void print_json(const struct lk_mdl_db_row *db,
 	printf("\"level\": \"%s\", \"value\": %.17g, \"unit\": "
 	       "\"cycles/iter\", \"source\": \"tsc-calibrated\", "
 	       "\"residual\": %.17g, \"seeds\": %zu, \"knn\": %.17g, "
-	       "\"chain_bound\": %.17g, \"trailing\": [",
+	       "\"instruction_bound\": %.17g, \"chain_bound\": %.17g, "
+	       "\"trailing\": [",
 	       lk_mdl_level_name(p->level), p->value,
-	       p->residual, p->seeds, p->knn, p->bound);
+	       p->residual, p->seeds, p->knn, p->instructions, p->bound);
 	for (i = 0; i < p->trailing.n; i++)
 		printf("%s\"%s\"", i ? ", " : "", p->trailing.v[i]);
 	printf("], \"trace\": [");

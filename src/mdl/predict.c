@@ -90,12 +90,26 @@ static int predict_part(struct lk_ctx *ctx, const struct lk_mdl_db_row *db,
 	int ret = lk_mdl_features_near(ctx, file, m, k, near, f);
 	/* A packed 4-byte element loop is predicted per pair of canonical
 	 * iterations: its instructions then move the bytes and do the
-	 * operations of one of a seed's. Scalar code moves and computes
-	 * one element per instruction whatever its width. */
-	int pair = lk_mdl_element_bytes(m) == 4 && strcmp(db->isa, "scalar");
+	 * operations of one of a seed's, and touch twice its far lines
+	 * (a line per access whatever the access's width). Scalar code
+	 * moves and computes one element per instruction whatever its
+	 * width: so at L1, where instructions cost and bytes hardly do;
+	 * beyond, per pair for its bytes (two instructions of each
+	 * operation), and lk_mdl_predict bounds that by its
+	 * instructions. */
+	int scalar = !strcmp(db->isa, "scalar");
+	int pair = lk_mdl_element_bytes(m) == 4 &&
+		   (!scalar || level > LK_MDL_L1);
 
 	if (ret)
 		return ret;
+	if (pair) {
+		f[LK_MDL_F_FAR] *= 2;
+		if (scalar) {
+			f[LK_MDL_F_ADD] *= 2;
+			f[LK_MDL_F_MUL] *= 2;
+		}
+	}
 	if (level >= LK_MDL_L3 && !knn.weight)
 		knn.weight = far_weight;
 	lk_mdl_knn(f, seeds, n, &knn, &r);
@@ -182,6 +196,34 @@ static double forward_bound(const struct lk_mdl_db_row *db,
 		 : 0;
 }
 
+/*
+ * Scalar code of 4-byte elements beyond L1: its k-NN (per pair of
+ * iterations, halved) counts the bytes it moves, half a seed's per
+ * instruction; its instructions cost at least what they cost at L1,
+ * where the same k-NN per iteration counts them. That L1 figure, or 0
+ * (not such code, or no value at L1).
+ */
+static double instruction_bound(struct lk_ctx *ctx,
+				const struct lk_mdl_db_row *db,
+				const char *file, const struct lk_mdl *m,
+				enum lk_mdl_level level,
+				const struct lk_mdl_predict_opts *o)
+{
+	struct lk_mdl_prediction l1;
+	double v;
+
+	if (level == LK_MDL_L1 || strcmp(db->isa, "scalar") ||
+	    lk_mdl_element_bytes(m) != 4)
+		return 0;
+	if (lk_mdl_predict(ctx, db, file, m, LK_MDL_L1, o, &l1)) {
+		lk_ctx_clear(ctx);
+		return 0;
+	}
+	v = l1.knn;
+	lk_mdl_prediction_release(&l1);
+	return v;
+}
+
 int lk_mdl_predict(struct lk_ctx *ctx, const struct lk_mdl_db_row *db,
 		   const char *file, const struct lk_mdl *m,
 		   enum lk_mdl_level level,
@@ -218,6 +260,9 @@ int lk_mdl_predict(struct lk_ctx *ctx, const struct lk_mdl_db_row *db,
 	}
 	out->knn = out->value;
 	lk_mdl_trailing(m, near, &out->trailing);
+	out->instructions = instruction_bound(ctx, db, file, m, level, o);
+	if (out->instructions > out->value)
+		out->value = out->instructions;
 	out->bound = chain_bound(db, m);
 	if (forward_bound(db, m) > out->bound)
 		out->bound = forward_bound(db, m);
