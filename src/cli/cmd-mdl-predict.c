@@ -89,7 +89,9 @@ static void print_text(const char *file, const struct lk_mdl_db_row *db,
 	if (p->instructions > 0)
 		printf("; k-NN of its bytes %.6g, of its instructions at L1 "
 		       "%.6g", p->knn, p->instructions);
-	if (p->bound > 0)
+	if (p->bound > 0 && p->instructions > 0)
+		printf("; carried chain %.6g", p->bound);
+	else if (p->bound > 0)
 		printf("; k-NN %.6g, carried chain %.6g", p->knn, p->bound);
 	printf("\n");
 	if (trace && p->trailing.n) {

@@ -590,8 +590,8 @@ static void db_identity(const struct lk_mdl_db_plan *p, const char *method,
 				  "latency=%d lanes=%d method=%s rounds=%d",
 				  explore_names[p->explore], p->nseeds,
 				  LK_MDL_NFEATURES,
-				  __builtin_cpu_supports("fma") ? 5 : 4, lanes(p),
-				  method, p->nrounds ? p->nrounds : 1);
+				  __builtin_cpu_supports("fma") ? 5 : 4,
+				  lanes(p), method, p->nrounds ? p->nrounds : 1);
 	lk_hash_init(&h);
 	lk_hash_add_str(&h, out->isa);
 	lk_hash_add_str(&h, out->levels);

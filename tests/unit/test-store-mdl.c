@@ -308,11 +308,12 @@ Test(store_mdl, db_plan_unrolls_in_vectors)
 	cr_assert_eq(lk_store_campaign(&ctx, s, "mdl-db:test", NULL, NULL,
 				       &campaign), 0);
 	for (c = 0; c < 2; c++) {
+		const struct lk_mdl_machine *mc =
+			lk_mdl_machine_find(classes[c]);
 		struct lk_mdl_db_plan p;
 		unsigned seen = 0;
 
-		cr_assert_eq(lk_mdl_db_plan_init(&ctx, &p, dir, NULL,
-						 lk_mdl_machine_find(classes[c]),
+		cr_assert_eq(lk_mdl_db_plan_init(&ctx, &p, dir, NULL, mc,
 						 1u << LK_MDL_L1,
 						 LK_MDL_EXPLORE_DEFAULT),
 			     0, "%s", ctx.msg);
