@@ -503,6 +503,24 @@ Test(mdl_knn, predict_leaves_out_trailing_streams)
 	lk_mdl_release(&m);
 }
 
+/* A measured value of seed at level, as db build stores it. */
+#define PERF(seed, level, value)                                          \
+	{seed, level, 1, value, "cycles/iter", "tsc-calibrated", 8, 1, 0, 0, \
+	 1, ""}
+
+/* lk_mdl_predict of m at level against row, which must succeed. */
+static void predict_ok(const struct lk_mdl_db_row *row,
+		       const struct lk_mdl *m, enum lk_mdl_level level,
+		       const struct lk_mdl_predict_opts *o,
+		       struct lk_mdl_prediction *p)
+{
+	struct lk_ctx ctx;
+
+	lk_ctx_init(&ctx);
+	cr_assert_eq(lk_mdl_predict(&ctx, row, "t.mdl", m, level, o, p), 0,
+		     "%s", ctx.msg);
+}
+
 /* A 4-byte element loop: against a packed database, predicted per pair
  * of canonical iterations (8 bytes per access, as the seeds') and
  * halved; against a scalar one, per iteration at L1 (an instruction per
@@ -519,57 +537,45 @@ Test(mdl_knn, predict_four_byte_elements_per_pair)
 		{"L1S0A1", "synthetic", "", {1, 0, 1, 1, 0}},
 		{"L1S0A2", "synthetic", "", {1, 0, 1, 2, 0}}};
 	struct lk_mdl_perf_row perf[] = {
-		{"L1S0A1", "L1", 1, 0.5, "cycles/iter", "tsc-calibrated", 8, 1,
-		 0, 0, 1, ""},
-		{"L1S0A2", "L1", 1, 0.75, "cycles/iter", "tsc-calibrated", 8,
-		 1, 0, 0, 1, ""},
-		{"L1S0A1", "RAM", 1, 3.0, "cycles/iter", "tsc-calibrated", 8,
-		 1, 0, 0, 1, ""},
-		{"L1S0A2", "L2", 1, 0.8, "cycles/iter", "tsc-calibrated", 8, 1,
-		 0, 0, 1, ""},
-		{"L1S0A2", "RAM", 1, 3.2, "cycles/iter", "tsc-calibrated", 8,
-		 1, 0, 0, 1, ""}};
+		PERF("L1S0A1", "L1", 0.5),
+		PERF("L1S0A2", "L1", 0.75),
+		PERF("L1S0A1", "RAM", 3.0),
+		PERF("L1S0A2", "L2", 0.8),
+		PERF("L1S0A2", "RAM", 3.2)};
 	struct lk_mdl_db_row row = {1, "abc", "m", "avx2", "L1,L2,RAM", "",
 				    0, 0, 0, seeds, 2, perf, 5};
 	struct lk_mdl_predict_opts o = {LK_MDL_COMBINE_JOINT, {8, 1, NULL}};
 	struct lk_mdl_prediction p;
-	struct lk_ctx ctx;
 	struct lk_mdl m;
 
-	lk_ctx_init(&ctx);
 	parse(f4, &m);
 	cr_assert_eq(lk_mdl_element_bytes(&m), 4);
 	/* packed: the pair is L1S0A1 exactly, half of it per iteration */
-	cr_assert_eq(lk_mdl_predict(&ctx, &row, "t.mdl", &m, LK_MDL_L1, &o,
-				    &p), 0, "%s", ctx.msg);
+	predict_ok(&row, &m, LK_MDL_L1, &o, &p);
 	cr_assert_float_eq(p.value, 0.25, 1e-12, "%g", p.value);
 	lk_mdl_prediction_release(&p);
 	/* scalar: L1S0A1 per iteration */
 	row.isa = "scalar";
-	cr_assert_eq(lk_mdl_predict(&ctx, &row, "t.mdl", &m, LK_MDL_L1, &o,
-				    &p), 0, "%s", ctx.msg);
+	predict_ok(&row, &m, LK_MDL_L1, &o, &p);
 	cr_assert_float_eq(p.value, 0.5, 1e-12, "%g", p.value);
 	cr_assert_eq(p.instructions, 0);
 	lk_mdl_prediction_release(&p);
 	/* scalar at RAM: per pair (8 bytes, two adds: L1S0A2), halved */
-	cr_assert_eq(lk_mdl_predict(&ctx, &row, "t.mdl", &m, LK_MDL_RAM, &o,
-				    &p), 0, "%s", ctx.msg);
+	predict_ok(&row, &m, LK_MDL_RAM, &o, &p);
 	cr_assert_float_eq(p.knn, 1.6, 1e-12, "%g", p.knn);
 	cr_assert_float_eq(p.instructions, 0.5, 1e-12, "%g",
 			   p.instructions);
 	cr_assert_float_eq(p.value, 1.6, 1e-12, "%g", p.value);
 	lk_mdl_prediction_release(&p);
 	/* scalar at L2: its bytes (0.4) cost less than its instructions */
-	cr_assert_eq(lk_mdl_predict(&ctx, &row, "t.mdl", &m, LK_MDL_L2, &o,
-				    &p), 0, "%s", ctx.msg);
+	predict_ok(&row, &m, LK_MDL_L2, &o, &p);
 	cr_assert_float_eq(p.knn, 0.4, 1e-12, "%g", p.knn);
 	cr_assert_float_eq(p.value, 0.5, 1e-12, "%g", p.value);
 	lk_mdl_prediction_release(&p);
 	/* packed at RAM: per pair (one add instruction: L1S0A1), no
 	 * instruction bound */
 	row.isa = "avx2";
-	cr_assert_eq(lk_mdl_predict(&ctx, &row, "t.mdl", &m, LK_MDL_RAM, &o,
-				    &p), 0, "%s", ctx.msg);
+	predict_ok(&row, &m, LK_MDL_RAM, &o, &p);
 	cr_assert_float_eq(p.value, 1.5, 1e-12, "%g", p.value);
 	cr_assert_eq(p.instructions, 0);
 	lk_mdl_prediction_release(&p);
@@ -591,21 +597,16 @@ Test(mdl_knn, predict_four_byte_far_lines_per_pair)
 		{"F1", "synthetic", "", {1, 0, 1, 0, 0, 1}},
 		{"F1x2", "synthetic", "", {1, 0, 1, 0, 0, 2}}};
 	struct lk_mdl_perf_row perf[] = {
-		{"F1", "L1", 1, 10, "cycles/iter", "tsc-calibrated", 8, 1, 0,
-		 0, 1, ""},
-		{"F1x2", "L1", 1, 18, "cycles/iter", "tsc-calibrated", 8, 1, 0,
-		 0, 1, ""}};
+		PERF("F1", "L1", 10),
+		PERF("F1x2", "L1", 18)};
 	struct lk_mdl_db_row row = {1, "abc", "m", "avx2", "L1", "", 0, 0, 0,
 				    seeds, 2, perf, 2};
 	struct lk_mdl_predict_opts o = {LK_MDL_COMBINE_JOINT, {8, 1, NULL}};
 	struct lk_mdl_prediction p;
-	struct lk_ctx ctx;
 	struct lk_mdl m;
 
-	lk_ctx_init(&ctx);
 	parse(f4, &m);
-	cr_assert_eq(lk_mdl_predict(&ctx, &row, "t.mdl", &m, LK_MDL_L1, &o,
-				    &p), 0, "%s", ctx.msg);
+	predict_ok(&row, &m, LK_MDL_L1, &o, &p);
 	cr_assert_float_eq(p.value, 9, 1e-12, "%g", p.value);
 	cr_assert_eq(p.nsteps, 1);
 	cr_assert_str_eq(seeds[p.steps[0].seed].name, "F1x2");
