@@ -49,12 +49,19 @@ done
 # slower than L1 for a load-only seed. One process can draw a slow state
 # that only adds time (a CI run of 2026-12-01 measured L1S0 at 0.211
 # cycles, where the loop above had 0.139 a minute before): each figure
-# is the least of up to three rounds, each a process of its own.
+# is the least of up to three rounds, each a process of its own. U 32:
+# at U 8 the avx512 L1S0 loop is one load, an add and a dec/jnz, and
+# ran at 0.16 to 0.23 cycles an element from one process to the next
+# on an Emerald Rapids guest (2026-12-02), its L2S0 at 0.137: the
+# loop's own overhead, not its loads; 32 elements an iteration are 4
+# to 32 loads a stream, whatever the class.
 best=${isas##* }
 for seed in L1S0 L2S0; do
-	"$LOOPKIT" mdl concretize "$seeds/$seed.mdl" --isa $best -o $seed.c
+	"$LOOPKIT" mdl concretize "$seeds/$seed.mdl" --isa $best --unroll 32 \
+		-o $seed.c
 done
-"$LOOPKIT" mdl concretize "$seeds/L1S0.mdl" --isa $best --level RAM -o ram.c
+"$LOOPKIT" mdl concretize "$seeds/L1S0.mdl" --isa $best --level RAM \
+	--unroll 32 -o ram.c
 grep -q 'level=RAM' ram.c || fail "RAM header: $(head -1 ram.c)"
 for round in 1 2 3; do
 	series_pause $round
