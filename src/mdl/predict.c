@@ -75,12 +75,30 @@ static long long near_bytes(enum lk_mdl_level level)
 	return level == LK_MDL_L2 ? c.l1d : level == LK_MDL_L3 ? c.l2 : c.l3;
 }
 
-/* One k-NN on the features of µkernel k (k < 0: all, joint). */
+/*
+ * Is m predicted against db at level per pair of canonical iterations?
+ * A packed 4-byte element loop is: its instructions then move the bytes
+ * and do the operations of one of a seed's, and touch twice its far
+ * lines (a line per access whatever the access's width). Scalar code
+ * moves and computes one element per instruction whatever its width:
+ * so per iteration at L1, where instructions cost and bytes hardly do;
+ * beyond, per pair for its bytes (two instructions of each operation),
+ * bounded by its instructions (instruction_bound).
+ */
+static int per_pair(const struct lk_mdl_db_row *db, const struct lk_mdl *m,
+		    enum lk_mdl_level level)
+{
+	return lk_mdl_element_bytes(m) == 4 &&
+	       (strcmp(db->isa, "scalar") || level > LK_MDL_L1);
+}
+
+/* One k-NN on the features of µkernel k (k < 0: all, joint), per pair
+ * of canonical iterations or per iteration. */
 static int predict_part(struct lk_ctx *ctx, const struct lk_mdl_db_row *db,
 			const char *file, const struct lk_mdl *m, long k,
 			const struct lk_mdl_knn_seed *seeds,
 			const size_t *index, size_t n,
-			enum lk_mdl_level level, long long near,
+			enum lk_mdl_level level, long long near, int pair,
 			const struct lk_mdl_predict_opts *o,
 			struct lk_mdl_prediction *out)
 {
@@ -88,24 +106,12 @@ static int predict_part(struct lk_ctx *ctx, const struct lk_mdl_db_row *db,
 	struct lk_mdl_knn_result r;
 	double f[LK_MDL_NFEATURES];
 	int ret = lk_mdl_features_near(ctx, file, m, k, near, f);
-	/* A packed 4-byte element loop is predicted per pair of canonical
-	 * iterations: its instructions then move the bytes and do the
-	 * operations of one of a seed's, and touch twice its far lines
-	 * (a line per access whatever the access's width). Scalar code
-	 * moves and computes one element per instruction whatever its
-	 * width: so at L1, where instructions cost and bytes hardly do;
-	 * beyond, per pair for its bytes (two instructions of each
-	 * operation), and lk_mdl_predict bounds that by its
-	 * instructions. */
-	int scalar = !strcmp(db->isa, "scalar");
-	int pair = lk_mdl_element_bytes(m) == 4 &&
-		   (!scalar || level > LK_MDL_L1);
 
 	if (ret)
 		return ret;
 	if (pair) {
 		f[LK_MDL_F_FAR] *= 2;
-		if (scalar) {
+		if (!strcmp(db->isa, "scalar")) {
 			f[LK_MDL_F_ADD] *= 2;
 			f[LK_MDL_F_MUL] *= 2;
 		}
@@ -197,24 +203,19 @@ static double forward_bound(const struct lk_mdl_db_row *db,
 }
 
 /*
- * Scalar code of 4-byte elements beyond L1: its k-NN (per pair of
- * iterations, halved) counts the bytes it moves, half a seed's per
- * instruction; its instructions cost at least what they cost at L1,
- * where the same k-NN per iteration counts them. That L1 figure, or 0
- * (not such code, or no value at L1).
+ * Scalar code predicted per pair (of 4-byte elements, beyond L1): its
+ * k-NN counts the bytes it moves, half a seed's per instruction; its
+ * instructions cost at least what they cost at L1, where the k-NN per
+ * iteration counts them. That L1 figure, or 0 (no value at L1).
  */
 static double instruction_bound(struct lk_ctx *ctx,
 				const struct lk_mdl_db_row *db,
 				const char *file, const struct lk_mdl *m,
-				enum lk_mdl_level level,
 				const struct lk_mdl_predict_opts *o)
 {
 	struct lk_mdl_prediction l1;
 	double v;
 
-	if (level == LK_MDL_L1 || strcmp(db->isa, "scalar") ||
-	    lk_mdl_element_bytes(m) != 4)
-		return 0;
 	if (lk_mdl_predict(ctx, db, file, m, LK_MDL_L1, o, &l1)) {
 		lk_ctx_clear(ctx);
 		return 0;
@@ -234,7 +235,7 @@ int lk_mdl_predict(struct lk_ctx *ctx, const struct lk_mdl_db_row *db,
 	size_t *index = NULL;
 	size_t k, nuk = lk_mdl_ukernel_count(m);
 	long long near = near_bytes(level);
-	int ret = 0;
+	int pair = per_pair(db, m, level), ret = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->level = level;
@@ -247,11 +248,11 @@ int lk_mdl_predict(struct lk_ctx *ctx, const struct lk_mdl_db_row *db,
 			       lk_mdl_level_name(level));
 	else if (o->combine == LK_MDL_COMBINE_JOINT || nuk < 2)
 		ret = predict_part(ctx, db, file, m, -1, seeds, index,
-				   out->seeds, level, near, o, out);
+				   out->seeds, level, near, pair, o, out);
 	for (k = 0; !ret && o->combine == LK_MDL_COMBINE_SUM && nuk > 1 &&
 		    k < nuk; k++)
 		ret = predict_part(ctx, db, file, m, (long)k, seeds, index,
-				   out->seeds, level, near, o, out);
+				   out->seeds, level, near, pair, o, out);
 	free(seeds);
 	free(index);
 	if (ret) {
@@ -260,7 +261,8 @@ int lk_mdl_predict(struct lk_ctx *ctx, const struct lk_mdl_db_row *db,
 	}
 	out->knn = out->value;
 	lk_mdl_trailing(m, near, &out->trailing);
-	out->instructions = instruction_bound(ctx, db, file, m, level, o);
+	if (pair && !strcmp(db->isa, "scalar"))
+		out->instructions = instruction_bound(ctx, db, file, m, o);
 	if (out->instructions > out->value)
 		out->value = out->instructions;
 	out->bound = chain_bound(db, m);
