@@ -904,5 +904,22 @@ int lk_store_run_figure_of(struct lk_ctx *ctx, struct lk_store *s,
 			   int64_t variant_id, const char *method,
 			   const char *metric, struct lk_run_figure *out);
 void lk_run_figure_release(struct lk_run_figure *f);
+/*
+ * *ticks: the fewest TSC ticks per step over every sample (all
+ * processes and attempts) of that same run, in the region of its first
+ * "cycles" result; 0 when it has none.
+ */
+int lk_store_run_least_ticks(struct lk_ctx *ctx, struct lk_store *s,
+			     int64_t variant_id, const char *method,
+			     double *ticks);
+/*
+ * *ratio: the clock of campaign's runs, core cycles per TSC tick: the
+ * 99th percentile over their samples of the reference chain's cycles
+ * over its ticks (a neighbour or an interrupt only slows the chain, so
+ * the fast end is the clock; the percentile leaves out the odd reading
+ * faster than the rest). 0 when no sample has a reference.
+ */
+int lk_store_campaign_clock(struct lk_ctx *ctx, struct lk_store *s,
+			    int64_t campaign_id, double *ratio);
 
 #endif

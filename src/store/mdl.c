@@ -484,3 +484,80 @@ void lk_mdl_eval_rows_free(struct lk_mdl_eval_row *rows, size_t n)
 	}
 	free(rows);
 }
+
+/* The run lk_store_run_figure_of reads, in SQL (?1 variant, ?2 method). */
+#define LATEST_RUN                                                             \
+	"(SELECT r.id FROM runs r WHERE r.variant_id = ?1 AND (?2 IS NULL"    \
+	" OR r.method = ?2) ORDER BY r.finished DESC, r.id DESC LIMIT 1)"
+
+int lk_store_run_least_ticks(struct lk_ctx *ctx, struct lk_store *s,
+			     int64_t variant_id, const char *method,
+			     double *ticks)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, ret = store_prepare(ctx, s, "SELECT MIN(m.value) FROM"
+				    " samples m WHERE m.run_id = " LATEST_RUN
+				    " AND m.metric = 'tsc' AND m.value > 0"
+				    " AND m.region IS (SELECT x.region FROM"
+				    " results x WHERE x.run_id = m.run_id AND"
+				    " x.metric = 'cycles' ORDER BY x.position"
+				    " LIMIT 1)", &st);
+
+	*ticks = 0;
+	if (ret)
+		return ret;
+	if (sqlite3_bind_int64(st, 1, variant_id) ||
+	    (method ? store_bind_text(st, 2, method)
+		    : sqlite3_bind_null(st, 2))) {
+		ret = store_fail(ctx, s, "cannot bind the run's variant");
+		goto out;
+	}
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*ticks = sqlite3_column_double(st, 0);
+	else if (rc != SQLITE_DONE)
+		ret = store_fail(ctx, s, "cannot read the samples of variant "
+				 "%lld", (long long)variant_id);
+out:
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int lk_store_campaign_clock(struct lk_ctx *ctx, struct lk_store *s,
+			    int64_t campaign_id, double *ratio)
+{
+	sqlite3_stmt *st = NULL;
+	double *v = NULL;
+	size_t n = 0, alloc = 0;
+	int rc, ret = store_prepare(ctx, s, "SELECT c.raw / t.raw AS q FROM"
+				    " variants v JOIN runs r ON r.variant_id"
+				    " = v.id JOIN samples c ON c.run_id = r.id"
+				    " AND c.metric = 'ref_cycles' JOIN samples"
+				    " t ON t.run_id = r.id AND t.metric ="
+				    " 'ref_tsc' AND t.process = c.process AND"
+				    " t.attempt = c.attempt AND t.idx = c.idx"
+				    " AND t.region IS c.region WHERE"
+				    " v.campaign_id = ?1 AND t.raw > 0 AND"
+				    " c.raw > 0 ORDER BY q", &st);
+
+	*ratio = 0;
+	if (ret)
+		return ret;
+	if (sqlite3_bind_int64(st, 1, campaign_id)) {
+		ret = store_fail(ctx, s, "cannot bind the campaign");
+		goto out;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		LK_GROW(v, n + 1, alloc);
+		v[n++] = sqlite3_column_double(st, 0);
+	}
+	if (rc != SQLITE_DONE)
+		ret = store_fail(ctx, s, "cannot read the references of "
+				 "campaign %lld", (long long)campaign_id);
+	else if (n)
+		*ratio = v[(size_t)(0.99 * (double)(n - 1))];
+out:
+	free(v);
+	sqlite3_finalize(st);
+	return ret;
+}

@@ -230,6 +230,76 @@ Test(store_mdl, run_figure)
 	lk_store_close(s);
 }
 
+/*
+ * The least sample of a run (its "cycles" region only, every process
+ * and attempt) and a campaign's clock (the 99th percentile of its
+ * samples' reference ratio: one odd fast reading in 101 is left out).
+ */
+Test(store_mdl, run_least_ticks_and_campaign_clock)
+{
+	struct lk_store *s = open_store();
+	const struct lk_result_rec res[] = {
+		{"mdl", "cycles", "tsc-calibrated", "cycles/step", 1, 100,
+		 "p25", 5, 0.02, "", 1}};
+	struct lk_variant_rec v = {"vh", "x.c", "sh", "gcc", "default", "-O2",
+				   NULL, 0};
+	struct lk_sample_rec sm[2 * 101 + 4];
+	struct lk_run_rec r = {0};
+	int64_t campaign, other, variant;
+	double ticks, clock;
+	size_t n = 0;
+	int i;
+
+	cr_assert_eq(lk_store_campaign(&ctx, s, "c", NULL, NULL, &campaign),
+		     0);
+	cr_assert_eq(lk_store_campaign(&ctx, s, "o", NULL, NULL, &other), 0);
+	cr_assert_eq(lk_store_variant_put(&ctx, s, campaign, &v, &variant),
+		     0);
+	cr_assert_eq(lk_store_run_least_ticks(&ctx, s, variant, NULL, &ticks),
+		     0);
+	cr_assert_eq(ticks, 0);
+	cr_assert_eq(lk_store_campaign_clock(&ctx, s, campaign, &clock), 0);
+	cr_assert_eq(clock, 0);
+	/* 101 samples: ratio 1 + i / 1000 for i < 100, then one at 2. */
+	for (i = 0; i <= 100; i++) {
+		sm[n++] = (struct lk_sample_rec){i % 2, 0, "mdl", i, 4,
+						 "ref_cycles", 3000, 3000};
+		sm[n++] = (struct lk_sample_rec){
+			i % 2, 0, "mdl", i, 4, "ref_tsc",
+			i < 100 ? 3000 / (1 + i / 1000.0) : 1500,
+			0};
+	}
+	sm[n++] = (struct lk_sample_rec){0, 0, "mdl", 0, 4, "tsc", 400, 99};
+	sm[n++] = (struct lk_sample_rec){1, 1, "mdl", 1, 4, "tsc", 350, 87};
+	sm[n++] = (struct lk_sample_rec){1, 0, "mdl", 2, 4, "tsc", 0, 0};
+	sm[n++] = (struct lk_sample_rec){0, 0, "other", 0, 4, "tsc", 8, 2};
+	r.variant_id = variant;
+	r.method_hash = "m";
+	r.method = "m";
+	r.status = "ok";
+	r.reason = "";
+	r.results = res;
+	r.nresults = 1;
+	r.samples = sm;
+	r.nsamples = n;
+	cr_assert_eq(lk_store_run_put(&ctx, s, &r, NULL), 0, "%s", ctx.msg);
+	cr_assert_eq(lk_store_run_least_ticks(&ctx, s, variant, NULL, &ticks),
+		     0, "%s", ctx.msg);
+	cr_assert_eq(ticks, 87);
+	cr_assert_eq(lk_store_run_least_ticks(&ctx, s, variant, "m", &ticks),
+		     0);
+	cr_assert_eq(ticks, 87);
+	cr_assert_eq(lk_store_run_least_ticks(&ctx, s, variant, "m;round=1",
+					      &ticks), 0);
+	cr_assert_eq(ticks, 0);
+	cr_assert_eq(lk_store_campaign_clock(&ctx, s, campaign, &clock), 0,
+		     "%s", ctx.msg);
+	cr_assert_float_eq(clock, 1.099, 1e-9, "%g", clock);
+	cr_assert_eq(lk_store_campaign_clock(&ctx, s, other, &clock), 0);
+	cr_assert_eq(clock, 0);
+	lk_store_close(s);
+}
+
 Test(store_mdl, eval_rows_replace_and_keep_nan)
 {
 	struct lk_store *s = open_store();
