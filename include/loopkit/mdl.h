@@ -572,10 +572,24 @@ int lk_mdl_db_record(struct lk_ctx *ctx, struct lk_store *s,
 		     int64_t campaign, struct lk_mdl_db_plan *p, int phase,
 		     size_t *added);
 /*
+ * The figure of variant_id's latest run (lk_store_run_figure's
+ * "cycles") as the database counts its units': at L1 and L2, with a
+ * clock (lk_store_campaign_clock of the run's campaign, > 0), the value
+ * becomes the least sample's TSC ticks per step at that clock and the
+ * source "tsc-least" (db.c, unit_value, says why), so that a replay is
+ * measured as the seeds it is predicted from. Otherwise, or when the run
+ * has no samples, the run's figure as it is.
+ */
+int lk_mdl_figure(struct lk_ctx *ctx, struct lk_store *s, int64_t variant_id,
+		  enum lk_mdl_level level, double clock,
+		  struct lk_run_figure *fig);
+/*
  * The database the plan's measured units make: per seed and requested
  * level, the minimum over its units (each the median of its rounds'
  * runs) of the "cycles" figure per step divided by the unit's
- * iterations per step (tsc-calibrated cycles per canonical iteration),
+ * iterations per step (tsc-calibrated cycles per canonical iteration;
+ * at L1 and L2 each unit's least sample over its rounds, in TSC ticks at
+ * the campaign's clock, source "tsc-least"),
  * with the best unit's
  * unroll, bundles, variant and spread. A seed without an ok unit at a
  * level has no value there (flags "not-measured"). hash covers the

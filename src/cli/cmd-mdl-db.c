@@ -21,8 +21,9 @@ static const char db_usage[] =
 	"  build    measure the seeds of share/mdl/seeds per ISA class and\n"
 	"           memory level into the store (resumable)\n"
 	"  show     print the latest database of each class: seed, features,\n"
-	"           value per level (tsc-calibrated cycles per canonical\n"
-	"           iteration)\n"
+	"           value per level (cycles per canonical iteration from\n"
+	"           TSC ticks: at L1 and L2 the least sample at the build's\n"
+	"           clock, tsc-least; beyond, tsc-calibrated)\n"
 	"  export   the same as CSV";
 static const char build_usage[] =
 	"[options]\n\n"
@@ -31,7 +32,9 @@ static const char build_usage[] =
 static const char show_usage[] =
 	"[options]\n\n"
 	"Print the latest database of each class: seed, features, value per\n"
-	"level (tsc-calibrated cycles per canonical iteration).";
+	"level (cycles per canonical iteration from TSC ticks: at L1 and L2\n"
+	"the least sample at the build's clock, tsc-least; beyond,\n"
+	"tsc-calibrated).";
 static const char export_usage[] =
 	"[options]\n\n"
 	"The latest database of each class as CSV.";
@@ -383,9 +386,9 @@ static void show_table(const struct lk_mdl_db_row *db)
 	static const char *const lv[] = {"L1", "L2", "L3", "RAM"};
 	size_t i, j, k;
 
-	printf("# %s database %.12s (%s), %s: tsc-calibrated cycles per "
-	       "canonical iteration\n", db->isa, db->hash, db->machine,
-	       db->params);
+	printf("# %s database %.12s (%s), %s: cycles per canonical "
+	       "iteration (each value's source: mdl db export)\n", db->isa,
+	       db->hash, db->machine, db->params);
 	printf("%-18s %6s %6s %4s %4s %4s %4s %10s %10s %10s %10s\n",
 	       "seed", "load/S", "store/S", "S", "add", "mul", "far", "L1",
 	       "L2", "L3", "RAM");

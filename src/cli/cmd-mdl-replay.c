@@ -100,14 +100,19 @@ int cmd_mdl_replay_measure(struct lk_ctx *ctx, struct lk_store *s,
 
 static int print_result(struct lk_ctx *ctx, struct lk_store *s,
 			const struct rargs *a, const struct lk_mdl_replay *r,
-			const char *campaign, int64_t variant)
+			const char *campaign, int64_t campaign_id,
+			int64_t variant)
 {
 	struct lk_run_figure f = {0};
-	double per, canon;
-	int ret = lk_store_run_figure(ctx, s, variant, "cycles", &f);
+	double per, canon, clock;
+	int ret = lk_store_campaign_clock(ctx, s, campaign_id, &clock);
 
-	if (ret)
+	if (!ret)
+		ret = lk_mdl_figure(ctx, s, variant, r->level, clock, &f);
+	if (ret) {
+		lk_run_figure_release(&f);
 		return ret;
+	}
 	if (!f.status || (strcmp(f.status, "ok") &&
 			  strcmp(f.status, "unstable")) || !f.has_value) {
 		ret = lk_error(ctx, LK_ECHILD, "%s: the replay of loop 0x%llx "
@@ -124,22 +129,22 @@ static int print_result(struct lk_ctx *ctx, struct lk_store *s,
 		       "\"0x%llx\", \"level\": \"%s\", \"bytes\": %ld, "
 		       "\"cycles_per_iteration\": %.17g, "
 		       "\"cycles_per_canonical_iteration\": %.17g, \"source\": "
-		       "\"tsc-calibrated\", \"unroll\": %ld, \"trips\": %ld, "
+		       "\"%s\", \"unroll\": %ld, \"trips\": %ld, "
 		       "\"kept_trips\": %s, \"chunks\": %ld, \"streams\": %zu, "
 		       "\"run_status\": \"%s\", \"spread\": %.6g, "
 		       "\"campaign\": \"%s\", \"variant\": %lld}\n",
 		       (unsigned long long)r->loop, lk_mdl_level_name(r->level),
-		       r->bytes, per, canon, r->unroll, r->trips,
+		       r->bytes, per, canon, f.source, r->unroll, r->trips,
 		       r->kept ? "true" : "false", r->chunks, r->streams,
 		       f.status, f.spread, campaign, (long long)variant);
 	else
 		printf("%-4s %.6g cycles/iter, %.6g per canonical iteration "
-		       "(unroll %ld; tsc-calibrated; loop 0x%llx, %ld bytes, "
+		       "(unroll %ld; %s; loop 0x%llx, %ld bytes, "
 		       "%ld iterations x %ld chunks, %zu streams%s)\n",
 		       lk_mdl_level_name(r->level), per, canon, r->unroll,
-		       (unsigned long long)r->loop, r->bytes, r->trips,
-		       r->chunks, r->streams, strcmp(f.status, "ok") ?
-		       "; unstable" : "");
+		       f.source, (unsigned long long)r->loop, r->bytes,
+		       r->trips, r->chunks, r->streams,
+		       strcmp(f.status, "ok") ? "; unstable" : "");
 	lk_run_figure_release(&f);
 	return 0;
 }
@@ -166,7 +171,7 @@ static int record_and_measure(struct lk_ctx *ctx, const struct rargs *a,
 		lk_run_summary_release(&sum);
 	}
 	if (!ret)
-		ret = print_result(ctx, s, a, r, name, variant);
+		ret = print_result(ctx, s, a, r, name, campaign, variant);
 	lk_store_close(s);
 	free(name);
 	return ret;

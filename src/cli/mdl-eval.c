@@ -247,17 +247,22 @@ static int eval_variant(struct eval *e, const struct lk_variant_binary *v,
 static int read_replays(struct eval *e)
 {
 	size_t i;
-	int ret = 0;
+	double clock;
+	int ret = lk_store_campaign_clock(e->ctx, e->s, e->replay_campaign,
+					  &clock);
 
 	for (i = 0; !ret && i < e->n; i++) {
 		struct lk_mdl_eval_row *r = &e->rows[i];
 		struct lk_run_figure f = {0};
+		enum lk_mdl_level level;
 		char *why;
 
 		if (!r->replay_variant_id)
 			continue;
-		ret = lk_store_run_figure(e->ctx, e->s, r->replay_variant_id,
-					  "cycles", &f);
+		if (lk_mdl_level_parse(r->level, &level))
+			LK_BUG("bad level in an eval row");
+		ret = lk_mdl_figure(e->ctx, e->s, r->replay_variant_id, level,
+				    clock, &f);
 		if (!ret && f.status && f.has_value && e->trips[i] > 0 &&
 		    (!strcmp(f.status, "ok") || !strcmp(f.status, "unstable"))) {
 			r->replayed = f.value / (double)e->trips[i];

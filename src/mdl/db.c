@@ -390,6 +390,21 @@ static double run_value(const struct lk_mdl_db_unit *u,
  * the kernel did not run at and come out low (a run 31 % under its
  * unit's other two, with a spread of 119 %, on the Emerald Rapids
  * guest): the median drops either.
+ *
+ * At L1 and L2 the value is instead the least sample of its rounds'
+ * runs, in TSC ticks, at the build's clock (lk_store_campaign_clock;
+ * source "tsc-least"). There the data stay in the core's own caches,
+ * and what moves a sample is a neighbour on the core's other hardware
+ * thread (doc/method.md, "Contended samples"), which takes issue ports
+ * and cache ways and only adds time; it also slows the reference chain
+ * beside the sample, so that a sample's own calibration reads a slow
+ * clock exactly when its ticks are many. On the Emerald Rapids guest a
+ * third to three fifths of the samples of a build were taken beside
+ * it, and two builds' medians of p25 figures differed by up to 30 %
+ * where their least samples agree within 3 % (doc/loopkit-mdl.md,
+ * "Database agreement"). From L3 on, the data pass through memory that
+ * other cores share too: a least sample there is a lucky one, and the
+ * median of p25 figures agrees better.
  */
 struct round_run {
 	double value;
@@ -404,18 +419,62 @@ static int by_value(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static int uses_least(enum lk_mdl_level level, double clock)
+{
+	return clock > 0 && level <= LK_MDL_L2;
+}
+
+/* The least sample of the n runs' (methods[r]: NULL, the latest run),
+ * per step at clock, into fig (its source says so); fig unchanged when
+ * they have no samples. */
+static int least_figure(struct lk_ctx *ctx, struct lk_store *s,
+			int64_t variant_id, const char *const *methods,
+			int n, double clock, struct lk_run_figure *fig)
+{
+	double least = 0, ticks;
+	int r, ret = 0;
+
+	for (r = 0; !ret && r < n; r++) {
+		ret = lk_store_run_least_ticks(ctx, s, variant_id, methods[r],
+					       &ticks);
+		if (!ret && ticks > 0 && (!least || ticks < least))
+			least = ticks;
+	}
+	if (ret || !least)
+		return ret;
+	fig->value = least * clock;
+	free(fig->source);
+	fig->source = lk_strdup("tsc-least");
+	return 0;
+}
+
+int lk_mdl_figure(struct lk_ctx *ctx, struct lk_store *s, int64_t variant_id,
+		  enum lk_mdl_level level, double clock,
+		  struct lk_run_figure *fig)
+{
+	static const char *const latest[] = {NULL};
+	int ret = lk_store_run_figure(ctx, s, variant_id, "cycles", fig);
+
+	if (!ret && fig->status && fig->has_value &&
+	    (!strcmp(fig->status, "ok") || !strcmp(fig->status, "unstable")) &&
+	    uses_least(level, clock))
+		ret = least_figure(ctx, s, variant_id, latest, 1, clock, fig);
+	return ret;
+}
+
 static int unit_value(struct lk_ctx *ctx, struct lk_store *s,
 		      const struct lk_mdl_db_plan *p,
-		      const struct lk_mdl_db_unit *u, double *value,
-		      struct lk_run_figure *fig)
+		      const struct lk_mdl_db_unit *u, double clock,
+		      double *value, struct lk_run_figure *fig)
 {
 	struct round_run run[LK_MDL_DB_ROUNDS] = {{0}};
+	const char *methods[LK_MDL_DB_ROUNDS];
 	int r, n = 0, ret = 0;
 
 	*value = 0;
 	if (!p->nrounds) {
-		ret = lk_store_run_figure(ctx, s, u->variant_id, "cycles",
-					  fig);
+		ret = lk_mdl_figure(ctx, s, u->variant_id, u->level, clock,
+				    fig);
 		*value = ret ? 0 : run_value(u, fig);
 		return ret;
 	}
@@ -427,7 +486,7 @@ static int unit_value(struct lk_ctx *ctx, struct lk_store *s,
 					     &run[n].fig);
 		run[n].value = ret ? 0 : run_value(u, &run[n].fig);
 		if (run[n].value > 0)
-			n++;
+			methods[n++] = p->methods[r];
 		else
 			lk_run_figure_release(&run[n].fig);
 	}
@@ -441,6 +500,11 @@ static int unit_value(struct lk_ctx *ctx, struct lk_store *s,
 			lk_run_figure_release(&run[r].fig);
 		}
 	}
+	if (!ret && n && uses_least(u->level, clock)) {
+		ret = least_figure(ctx, s, u->variant_id, methods, n, clock,
+				   fig);
+		*value = ret ? 0 : run_value(u, fig);
+	}
 	return ret;
 }
 
@@ -448,7 +512,7 @@ static int unit_value(struct lk_ctx *ctx, struct lk_store *s,
  * levels. */
 static int plan_phase1(struct lk_ctx *ctx, struct lk_store *s,
 		       struct lk_mdl_db_plan *p, size_t *alloc, size_t seed,
-		       size_t nl1)
+		       size_t nl1, double clock)
 {
 	double best[BEST_KEPT] = {0};
 	size_t at[BEST_KEPT] = {0}, i, k, m;
@@ -460,7 +524,7 @@ static int plan_phase1(struct lk_ctx *ctx, struct lk_store *s,
 
 		if (p->units[i].seed != seed || p->units[i].level != LK_MDL_L1)
 			continue;
-		ret = unit_value(ctx, s, p, &p->units[i], &v, &fig);
+		ret = unit_value(ctx, s, p, &p->units[i], clock, &v, &fig);
 		lk_run_figure_release(&fig);
 		/* Units whose files are identical (bundles beyond what a
 		 * seed can split into) share a variant: keep one of them. */
@@ -494,13 +558,15 @@ int lk_mdl_db_record(struct lk_ctx *ctx, struct lk_store *s,
 		     size_t *added)
 {
 	size_t alloc = p->nunits, first = p->nunits, i;
+	double clock = 0;
 	int ret = 0;
 
 	if (phase == 0)
 		plan_phase0(p, &alloc);
-	else if (p->explore == LK_MDL_EXPLORE_DEFAULT)
+	else if (p->explore == LK_MDL_EXPLORE_DEFAULT &&
+		 !(ret = lk_store_campaign_clock(ctx, s, campaign, &clock)))
 		for (i = 0; !ret && i < p->nseeds; i++)
-			ret = plan_phase1(ctx, s, p, &alloc, i, first);
+			ret = plan_phase1(ctx, s, p, &alloc, i, first, clock);
 	for (i = first; !ret && i < p->nunits; i++)
 		ret = record_unit(ctx, s, campaign, p, &p->units[i]);
 	*added = p->nunits - first;
@@ -512,7 +578,7 @@ int lk_mdl_db_record(struct lk_ctx *ctx, struct lk_store *s,
 static void keep_best(struct lk_ctx *ctx, struct lk_store *s,
 		      const struct lk_mdl_db_plan *p, size_t seed,
 		      enum lk_mdl_latency latency, enum lk_mdl_level level,
-		      struct lk_mdl_perf_row *r)
+		      double clock, struct lk_mdl_perf_row *r)
 {
 	size_t i;
 
@@ -523,7 +589,7 @@ static void keep_best(struct lk_ctx *ctx, struct lk_store *s,
 
 		if (u->seed != seed || u->latency != latency ||
 		    u->level != level ||
-		    unit_value(ctx, s, p, u, &v, &fig) ||
+		    unit_value(ctx, s, p, u, clock, &v, &fig) ||
 		    v <= 0) {
 			lk_run_figure_release(&fig);
 			continue;
@@ -547,18 +613,19 @@ static void keep_best(struct lk_ctx *ctx, struct lk_store *s,
 static void collect_level(struct lk_ctx *ctx, struct lk_store *s,
 			  const struct lk_mdl_db_plan *p, size_t seed,
 			  enum lk_mdl_latency latency, enum lk_mdl_level level,
-			  struct lk_mdl_perf_row *r)
+			  double clock, struct lk_mdl_perf_row *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->seed = lk_strdup(latency ? lk_mdl_latency_name(latency)
 				    : p->seeds[seed].name);
 	r->level = lk_strdup(lk_mdl_level_name(level));
 	r->unit = lk_strdup(latency ? "cycles/op" : "cycles/iter");
-	keep_best(ctx, s, p, seed, latency, level, r);
+	keep_best(ctx, s, p, seed, latency, level, clock, r);
 	if (!r->source)
 		r->source = lk_strdup("");
 	r->flags = lk_strdup(!r->has_value ? "not-measured" :
-			     strcmp(r->source, "tsc-calibrated") ?
+			     strcmp(r->source, "tsc-calibrated") &&
+					     strcmp(r->source, "tsc-least") ?
 			     "not-tsc-calibrated" : "");
 }
 
@@ -609,9 +676,12 @@ int lk_mdl_db_collect(struct lk_ctx *ctx, struct lk_store *s,
 		      int64_t campaign, struct lk_mdl_db_row *out)
 {
 	size_t i, n = 0;
+	double clock;
 	int l;
 
 	memset(out, 0, sizeof(*out));
+	if (lk_store_campaign_clock(ctx, s, campaign, &clock))
+		clock = 0;
 	db_identity(p, method, out);
 	out->machine = lk_strdup("");
 	out->campaign_id = campaign;
@@ -628,12 +698,12 @@ int lk_mdl_db_collect(struct lk_ctx *ctx, struct lk_store *s,
 		for (l = LK_MDL_L1; l <= LK_MDL_RAM; l++)
 			if ((p->levels >> l) & 1)
 				collect_level(ctx, s, p, i, LK_MDL_LAT_NONE, l,
-					      &out->perf[n++]);
+					      clock, &out->perf[n++]);
 	}
 	for (i = 0; i < p->nunits; i++)
 		if (p->units[i].latency)
 			collect_level(ctx, s, p, SIZE_MAX, p->units[i].latency,
-				      LK_MDL_L1, &out->perf[n++]);
+				      LK_MDL_L1, clock, &out->perf[n++]);
 	out->nseeds = p->nseeds;
 	out->nperf = n;
 	lk_ctx_clear(ctx);

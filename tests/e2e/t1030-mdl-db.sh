@@ -1,6 +1,7 @@
 # loopkit mdl db build|show|export and mdl predict on a tiny database
 # (three seeds, scalar code, L1 and RAM, one (unroll, bundles) each):
-# values positive and tsc-calibrated, RAM >= L1 for the memory-only
+# values positive (the least sample at L1 and L2, tsc-calibrated
+# beyond), RAM >= L1 for the memory-only
 # seeds, two load streams >= 0.8 x one at L1; the latencies bound a
 # reduction and a failed store forward; a rerun measures nothing;
 # a build killed with -9 completes on a rerun with only what was missing;
@@ -31,7 +32,9 @@ assert len(rows) == 6, rows
 v = {}
 for r in rows:
     assert r["isa"] == "scalar" and r["unit"] == "cycles/iter", r
-    assert r["source"] == "tsc-calibrated" and r["flags"] == "", r
+    # L1 and L2: the least sample at the build's clock (src/mdl/db.c)
+    want = "tsc-least" if r["level"] in ("L1", "L2") else "tsc-calibrated"
+    assert r["source"] == want and r["flags"] == "", r
     assert float(r["value"]) > 0, r
     v[r["seed"], r["level"]] = float(r["value"])
 for s in ("L1S0", "L2S0"):          # memory-only seeds
@@ -43,25 +46,42 @@ print("L1S0 L1 %.4g RAM %.4g, L2S0 L1 %.4g RAM %.4g cycles/iter" % (
     v["L1S0", "L1"], v["L1S0", "RAM"], v["L2S0", "L1"], v["L2S0", "RAM"]))
 PY
 
-# Each value is the median of its variant's runs: three rounds at L1,
-# one at RAM.
+# Each value at RAM is the median of its variant's runs (one round
+# there); at L1, of three rounds, the least sample of the three runs in
+# TSC ticks at the build's clock: the 99th percentile of every sample's
+# reference ratio.
 sqlite3 d/store.db "SELECT p.name, p.level, p.value, x.value /
+	(SELECT vp.value FROM variant_params vp
+		WHERE vp.variant_id = p.variant_id AND
+		vp.name = 'iterations-per-step'),
+	(SELECT min(m.value) FROM samples m JOIN runs q ON q.id = m.run_id
+		WHERE q.variant_id = p.variant_id AND m.metric = 'tsc' AND
+		m.value > 0) /
 	(SELECT vp.value FROM variant_params vp
 		WHERE vp.variant_id = p.variant_id AND
 		vp.name = 'iterations-per-step')
 	FROM mdl_seed_perf p JOIN runs r ON r.variant_id = p.variant_id
 	JOIN results x ON x.run_id = r.id AND x.metric = 'cycles'
 	WHERE p.name NOT LIKE 'latency:%'" >rounds.txt
-python3 - rounds.txt <<'PY' || fail "median of the rounds: $(cat rounds.txt)"
+sqlite3 d/store.db "SELECT c.raw / t.raw FROM samples c JOIN samples t
+	ON t.run_id = c.run_id AND t.process = c.process AND
+	t.attempt = c.attempt AND t.idx = c.idx AND t.metric = 'ref_tsc'
+	WHERE c.metric = 'ref_cycles' AND t.raw > 0" >clock.txt
+python3 - rounds.txt clock.txt <<'PY' || fail "rounds: $(cat rounds.txt)"
 import collections, sys
-runs = collections.defaultdict(list)
+runs, least = collections.defaultdict(list), {}
 for l in open(sys.argv[1]):
-    seed, level, value, run = l.strip().split("|")
+    seed, level, value, run, ticks = l.strip().split("|")
     runs[seed, level, float(value)].append(float(run))
-assert len(runs) == 6, runs
+    least[seed, level] = float(ticks)
+q = sorted(float(x) for x in open(sys.argv[2]))
+clock = q[int(0.99 * (len(q) - 1))]
+assert len(runs) == 6 and 0.2 < clock < 10, (runs, clock)
 for (seed, level, value), v in runs.items():
     assert len(v) == (3 if level == "L1" else 1), runs
-    assert abs(value / sorted(v)[(len(v) - 1) // 2] - 1) < 1e-9, runs
+    want = least[seed, level] * clock if level == "L1" else \
+        sorted(v)[(len(v) - 1) // 2]
+    assert abs(value / want - 1) < 1e-9, (seed, level, value, want)
 PY
 
 # A rerun measures nothing and stores the same database.
@@ -161,7 +181,14 @@ sed -n "s/.* $u12 units ($u12 variants), 3 rounds: \([0-9]*\) runs measured now,
 read now earlier <counts || fail "resume: $(cat resume.out)"
 [ "$earlier" -ge "$done_before" ] && [ $((now + earlier)) = $r12 ] ||
 	fail "resume measured $now, kept $earlier of $done_before: $(cat resume.out)"
-"$LOOPKIT" mdl db export -o k | grep -c ',tsc-calibrated,' | grep -qx 12 ||
+"$LOOPKIT" mdl db export -o k >resumed.csv && python3 - resumed.csv <<'PY' ||
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 12 and all(
+    float(r["value"]) > 0 and r["source"] ==
+    ("tsc-least" if r["level"] in ("L1", "L2") else "tsc-calibrated")
+    for r in rows), rows
+PY
 	fail "resumed database: $("$LOOPKIT" mdl db export -o k)"
 
 # Bad input: one line, exit 2, nothing stored changes.
