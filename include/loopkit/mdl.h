@@ -170,6 +170,13 @@ struct lk_mdl_machine {
 	struct lk_mdl_insns insns[2];   /* [0]: 4-byte, [1]: 8-byte elements */
 };
 
+/*
+ * The 8-byte lanes of m's widest vector (1 for scalar code): a vector is
+ * that many canonical iterations of 8-byte elements. The database
+ * explores unrolls of 1, 2, 4 and 8 vectors and mdl concretize defaults
+ * to 8 (doc/loopkit-mdl.md, "loopkit mdl db").
+ */
+int lk_mdl_machine_lanes(const struct lk_mdl_machine *m);
 /* The description named name ("scalar", "sse", "avx2", "avx512"), or
  * NULL. */
 const struct lk_mdl_machine *lk_mdl_machine_find(const char *name);

@@ -3,6 +3,7 @@
  * 'fmt' parses MDL text and prints it in canonical form, or as JSON;
  * 'concretize' turns a description into a C micro-benchmark.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +134,8 @@ static int cmd_fmt(int argc, char **argv)
 	return differ;
 }
 
+#define UNROLL_UNSET LONG_MIN
+
 struct concretize_args {
 	const char *isa, *level, *first, *output;
 	long bytes, unroll, bundles;
@@ -157,14 +160,15 @@ static int concretize_opts(const struct concretize_args *a,
 	    a->bytes > (1L << 40))
 		return lk_cli_usage_error(cmd, "--bytes: %ld is not between "
 					  "64 and 1 TiB", a->bytes);
-	if (a->unroll < 1 || a->unroll > 4096)
+	if (a->unroll != UNROLL_UNSET && (a->unroll < 1 || a->unroll > 4096))
 		return lk_cli_usage_error(cmd, "--unroll: %ld is not between "
 					  "1 and 4096", a->unroll);
 	if (a->bundles < 1 || a->bundles > 4096)
 		return lk_cli_usage_error(cmd, "--bundles: %ld is not between "
 					  "1 and 4096", a->bundles);
 	o->bytes = a->bytes;
-	o->unroll = (int)a->unroll;
+	if (a->unroll != UNROLL_UNSET)
+		o->unroll = (int)a->unroll;
 	o->bundles = (int)a->bundles;
 	return 0;
 }
@@ -184,6 +188,10 @@ static int concretize_one(struct lk_ctx *ctx, const char *path,
 	 * may be meant for another machine. */
 	ret = lk_mdl_machine_host(ctx, a->isa, LK_MDL_MACHINE_EMIT, &machine);
 	o->source = path;
+	/* Unset: 8 vectors of the class, as the database's exploration
+	 * counts them (fewer would run arithmetic at its latency). */
+	if (!ret && a->unroll == UNROLL_UNSET)
+		o->unroll = 8 * lk_mdl_machine_lanes(machine);
 	if (!ret)
 		ret = lk_mdl_concretize(ctx, &m, machine, o, &c);
 	lk_mdl_release(&m);
@@ -198,7 +206,8 @@ static int concretize_one(struct lk_ctx *ctx, const char *path,
 
 static int cmd_concretize(int argc, char **argv)
 {
-	struct concretize_args a = {"auto", "L1", "mul", NULL, 0, 8, 1};
+	struct concretize_args a = {"auto", "L1", "mul", NULL,
+				    0,      UNROLL_UNSET, 1};
 	const struct lk_opt opts[] = {
 		{0, "isa", LK_OPT_STRING, &a.isa, "CLASS",
 		 "scalar, sse, avx2, avx512 or auto (the widest here)"},
@@ -207,7 +216,8 @@ static int cmd_concretize(int argc, char **argv)
 		{0, "bytes", LK_OPT_LONG, &a.bytes, "N",
 		 "working set in bytes (overrides --level's size)"},
 		{0, "unroll", LK_OPT_LONG, &a.unroll, "U",
-		 "canonical iterations per asm iteration (default 8)"},
+		 "canonical iterations per asm iteration (default 8 "
+		 "vectors: 8 scalar, 16 sse, 32 avx2, 64 avx512)"},
 		{0, "bundles", LK_OPT_LONG, &a.bundles, "B",
 		 "load/arithmetic/store bundles (default 1)"},
 		{0, "first", LK_OPT_STRING, &a.first, "OP",

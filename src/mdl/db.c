@@ -337,8 +337,7 @@ static void plan_latency(struct lk_mdl_db_plan *p, size_t *alloc)
  */
 static int lanes(const struct lk_mdl_db_plan *p)
 {
-	return p->machine->packed_bytes > 8 ? p->machine->packed_bytes / 8
-					     : 1;
+	return lk_mdl_machine_lanes(p->machine);
 }
 
 /* Phase 0: every (unroll, bundles) at L1 (default) or at every level

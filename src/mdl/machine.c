@@ -106,6 +106,11 @@ int lk_mdl_machine_host(struct lk_ctx *ctx, const char *name,
 
 static const char *const level_names[] = {"L1", "L2", "L3", "RAM"};
 
+int lk_mdl_machine_lanes(const struct lk_mdl_machine *m)
+{
+	return m->packed_bytes > 8 ? m->packed_bytes / 8 : 1;
+}
+
 int lk_mdl_level_parse(const char *s, enum lk_mdl_level *out)
 {
 	size_t i;
