@@ -4,9 +4,11 @@
 # (goal: <= 10 minutes a class on 2 cores) and, per level, how many seeds
 # the two builds agree on within 3 % (goal: every seed at L1 and L2), the
 # median and p90 of |b/a - 1|, and the seeds that differ most. Beside it,
-# the baseline: the same two builds' round-0 runs alone (what one round,
-# the method until 2026-12-01, gives; its L2 and L3 variants are those the
-# three rounds chose at L1).
+# the baselines, from the same two builds' runs: at L1 and L2 the median
+# of a unit's rounds' p25 figures (the value until 2026-12-02, where it
+# is now the least sample of the rounds), and round 0 alone (what one
+# round, the method until 2026-12-01, gives; its L2 and L3 variants are
+# those the three rounds chose at L1).
 #
 #   bench/mdl-db.sh [BUILD_DIR] [CLASS...]   (default: build, sse avx2)
 # KEEP=1 keeps the work directory (its path is printed).
@@ -35,21 +37,27 @@ def load(f):
     return {(r["seed"], r["level"]): float(r["value"])
             for r in csv.DictReader(open(f))
             if r["value"] not in ("", "nan")}
-def round0(db, c):
-    # per seed and level, the least over variants of round 0's run
-    q = """SELECT s.value, l.value, x.value / i.value
+def runs(db, c, only_round0):
+    # per seed and level, the least over variants of round 0's run, or
+    # of the median of the variant's rounds (of two, the lower)
+    q = """SELECT s.value, l.value, v.id, x.value / i.value
            FROM variants v JOIN campaigns k ON k.id = v.campaign_id
            JOIN variant_params s ON s.variant_id = v.id AND s.name = 'seed'
            JOIN variant_params l ON l.variant_id = v.id AND l.name = 'level'
            JOIN variant_params i ON i.variant_id = v.id
                 AND i.name = 'iterations-per-step'
            JOIN runs r ON r.variant_id = v.id AND r.status IN ('ok', 'unstable')
-                AND r.method NOT LIKE '%;round=%'
+                AND (? = 0 OR r.method NOT LIKE '%;round=%')
            JOIN results x ON x.run_id = r.id AND x.metric = 'cycles'
            WHERE k.name = ? AND x.value > 0
                  AND s.value NOT LIKE 'latency:%'"""
+    per = {}
+    for seed, level, var, v in sqlite3.connect(db).execute(
+            q, (only_round0, "mdl-db:" + c)):
+        per.setdefault((seed, level, var), []).append(v)
     out = {}
-    for seed, level, v in sqlite3.connect(db).execute(q, ("mdl-db:" + c,)):
+    for (seed, level, var), v in per.items():
+        v = sorted(v)[(len(v) - 1) // 2]
         k = (seed, level)
         out[k] = min(out.get(k, v), v)
     return out
@@ -62,15 +70,21 @@ def agree(a, b, level):
     med, p90 = d[len(d) // 2][0], d[min(len(d) - 1, int(0.9 * len(d)))][0]
     return within, len(d), med, p90, d
 a, b, c = load(sys.argv[1]), load(sys.argv[2]), sys.argv[3]
-a0, b0 = round0(sys.argv[4], c), round0(sys.argv[5], c)
+a0, b0 = runs(sys.argv[4], c, 1), runs(sys.argv[5], c, 1)
+am, bm = runs(sys.argv[4], c, 0), runs(sys.argv[5], c, 0)
 for level in ("L1", "L2", "L3", "RAM"):
     now, base = agree(a, b, level), agree(a0, b0, level)
+    med = agree(am, bm, level)
     if not now:
         continue
     worst = ", ".join("%s %.0f %%" % (s, 100 * x) for x, s in now[4][-3:][::-1])
     print("%-6s %-3s within 3 %%: %2d of %2d seeds; median %.1f %%, p90 "
           "%.1f %%; most: %s" % (c, level, now[0], now[1], 100 * now[2],
                                  100 * now[3], worst))
+    if med and level in ("L1", "L2"):
+        print("%-6s %-3s   median of the rounds' p25 figures: %2d of %2d; "
+              "median %.1f %%, p90 %.1f %%" % (c, level, med[0], med[1],
+                                             100 * med[2], 100 * med[3]))
     if base and level != "RAM":
         print("%-6s %-3s   round 0 alone: %2d of %2d; median %.1f %%, "
               "p90 %.1f %%" % (c, level, base[0], base[1], 100 * base[2],
