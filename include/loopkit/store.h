@@ -904,6 +904,8 @@ int lk_store_run_figure_of(struct lk_ctx *ctx, struct lk_store *s,
 			   int64_t variant_id, const char *method,
 			   const char *metric, struct lk_run_figure *out);
 void lk_run_figure_release(struct lk_run_figure *f);
+/* Does f hold a value of a run that measured (status ok or unstable)? */
+int lk_run_figure_usable(const struct lk_run_figure *f);
 /*
  * *ticks: the fewest TSC ticks per step over every sample (all
  * processes and attempts) of that same run, in the region of its first

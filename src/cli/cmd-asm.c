@@ -234,8 +234,7 @@ static int figure(struct lk_ctx *ctx, struct lk_store *s, int64_t variant,
 	int ret = lk_store_run_figure(ctx, s, variant, metric, f);
 
 	*v = NAN;
-	if (!ret && f->has_value && f->status &&
-	    (!strcmp(f->status, "ok") || !strcmp(f->status, "unstable")))
+	if (!ret && lk_run_figure_usable(f))
 		*v = f->value;
 	return ret;
 }

@@ -113,8 +113,7 @@ static int print_result(struct lk_ctx *ctx, struct lk_store *s,
 		lk_run_figure_release(&f);
 		return ret;
 	}
-	if (!f.status || (strcmp(f.status, "ok") &&
-			  strcmp(f.status, "unstable")) || !f.has_value) {
+	if (!lk_run_figure_usable(&f)) {
 		ret = lk_error(ctx, LK_ECHILD, "%s: the replay of loop 0x%llx "
 			       "did not measure (%s): see 'loopkit export -o "
 			       "%s'", campaign, (unsigned long long)r->loop,

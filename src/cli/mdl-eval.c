@@ -263,8 +263,7 @@ static int read_replays(struct eval *e)
 			LK_BUG("bad level in an eval row");
 		ret = lk_mdl_figure(e->ctx, e->s, r->replay_variant_id, level,
 				    clock, &f);
-		if (!ret && f.status && f.has_value && e->trips[i] > 0 &&
-		    (!strcmp(f.status, "ok") || !strcmp(f.status, "unstable"))) {
+		if (!ret && lk_run_figure_usable(&f) && e->trips[i] > 0) {
 			r->replayed = f.value / (double)e->trips[i];
 		} else if (!ret) {
 			why = lk_asprintf("the replay's run is %s (campaign "

@@ -375,9 +375,7 @@ static void plan_phase0(struct lk_mdl_db_plan *p, size_t *alloc)
 static double run_value(const struct lk_mdl_db_unit *u,
 			const struct lk_run_figure *fig)
 {
-	if (fig->status && (!strcmp(fig->status, "ok") ||
-			    !strcmp(fig->status, "unstable")) &&
-	    fig->has_value && fig->value > 0)
+	if (lk_run_figure_usable(fig) && fig->value > 0)
 		return fig->value / (double)u->iterations;
 	return 0;
 }
@@ -401,7 +399,7 @@ static double run_value(const struct lk_mdl_db_unit *u,
  * third to three fifths of the samples of a build were taken beside
  * it, and two builds' medians of p25 figures differed by up to 30 %
  * where their least samples agree within 3 % (doc/loopkit-mdl.md,
- * "Database agreement"). From L3 on, the data pass through memory that
+ * "Least samples at L1 and L2"). From L3 on, the data pass through memory that
  * other cores share too: a least sample there is a lucky one, and the
  * median of p25 figures agrees better.
  */
@@ -454,9 +452,7 @@ int lk_mdl_figure(struct lk_ctx *ctx, struct lk_store *s, int64_t variant_id,
 	static const char *const latest[] = {NULL};
 	int ret = lk_store_run_figure(ctx, s, variant_id, "cycles", fig);
 
-	if (!ret && fig->status && fig->has_value &&
-	    (!strcmp(fig->status, "ok") || !strcmp(fig->status, "unstable")) &&
-	    uses_least(level, clock))
+	if (!ret && lk_run_figure_usable(fig) && uses_least(level, clock))
 		ret = least_figure(ctx, s, variant_id, latest, 1, clock, fig);
 	return ret;
 }

@@ -328,6 +328,12 @@ out:
 	return ret;
 }
 
+int lk_run_figure_usable(const struct lk_run_figure *f)
+{
+	return f->status && f->has_value &&
+	       (!strcmp(f->status, "ok") || !strcmp(f->status, "unstable"));
+}
+
 void lk_run_figure_release(struct lk_run_figure *f)
 {
 	if (!f)
