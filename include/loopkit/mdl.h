@@ -473,7 +473,7 @@ void lk_mdl_prediction_release(struct lk_mdl_prediction *p);
  * then reads their figures back into a database (lk_mdl_db_collect). */
 
 enum lk_mdl_explore {
-	LK_MDL_EXPLORE_DEFAULT,   /* 12 at L1, the best 3 of them elsewhere */
+	LK_MDL_EXPLORE_DEFAULT,   /* 12 at L1 and L2, the best 3 beyond */
 	LK_MDL_EXPLORE_FULL,      /* 12 everywhere */
 	LK_MDL_EXPLORE_MINIMAL,   /* unroll 8, bundles 1 everywhere */
 };
@@ -569,11 +569,13 @@ void lk_mdl_db_plan_methods(struct lk_mdl_db_plan *p,
  * Concretise and record the units of one phase as variants of campaign
  * (files in the store's object area; a unit's variant is keyed by the
  * file's content, so a rerun records nothing new). Phase 0: the
- * exploration at L1 (and every level with full or minimal); phase 1
- * (default exploration only): the best 3 (unroll, bundles) of each
- * seed's measured L1 units (by the median of their rounds' runs) at the
- * other levels. *added gets the units
- * this phase added to the plan. Concretisation failures are LK_EINPUT.
+ * exploration at L1 (and every level with full or minimal). With the
+ * default exploration, phase 1: every distinct (unroll, bundles) of each
+ * seed measured at L1, at L2; phase 2: the best 3 of them by their L2
+ * values, at L3 and RAM (without L2 in the levels, phase 1 takes the
+ * best 3 of L1 there and phase 2 adds nothing). Each phase ranks the
+ * figures the rounds before it stored. *added gets the units this phase
+ * added to the plan. Concretisation failures are LK_EINPUT.
  */
 int lk_mdl_db_record(struct lk_ctx *ctx, struct lk_store *s,
 		     int64_t campaign, struct lk_mdl_db_plan *p, int phase,

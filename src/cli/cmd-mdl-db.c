@@ -244,15 +244,20 @@ static int build_one(struct lk_ctx *ctx, struct lk_store *s,
 	size_t added;
 	time_t t0 = time(NULL);
 	int64_t campaign;
-	int ret = lk_store_campaign(ctx, s, name, NULL, NULL, &campaign);
+	int phase, ret = lk_store_campaign(ctx, s, name, NULL, NULL,
+					   &campaign);
 
 	plan_methods(p, a->rounds);
 	if (!ret)
 		ret = lk_mdl_db_record(ctx, s, campaign, p, 0, &added);
 	if (!ret)
 		ret = run_rounds(ctx, s, campaign, name, a, p, &c);
-	if (!ret && explore == LK_MDL_EXPLORE_DEFAULT && (levels & ~1u))
-		if (!(ret = lk_mdl_db_record(ctx, s, campaign, p, 1, &added)))
+	/* The default exploration's later phases plan from what the
+	 * rounds before them measured (lk_mdl_db_record). */
+	for (phase = 1; !ret && explore == LK_MDL_EXPLORE_DEFAULT &&
+			phase <= 2; phase++)
+		if (!(ret = lk_mdl_db_record(ctx, s, campaign, p, phase,
+					     &added)) && added)
 			ret = run_rounds(ctx, s, campaign, name, a, p, &c);
 	if (!ret)
 		ret = store_db(ctx, s, p, campaign, hash);
@@ -308,11 +313,11 @@ static int cmd_db_build(int argc, char **argv)
 		{0, "levels", LK_OPT_STRING, &a.levels, "LIST",
 		 "memory levels (default L1,L2,L3,RAM)"},
 		{0, "explore", LK_OPT_STRING, &a.explore, "HOW",
-		 "default (12 at L1, best 3 elsewhere), full, minimal"},
+		 "default (12 at L1 and L2, the best 3 beyond), full, minimal"},
 		{0, "seeds", LK_OPT_STRING, &a.seeds, "LIST",
 		 "only these seeds (names, comma-separated)"},
 		{0, "rounds", LK_OPT_LONG, &a.rounds, "N",
-		 "runs of each unit at L1-L3, the median kept (1-3, "
+		 "runs of each unit at L1-L3 (1-3, "
 		 "default 3)"},
 		{'j', "jobs", LK_OPT_LONG, &a.jobs, "N", "parallel compiles"},
 		{'q', "quiet", LK_OPT_BOOL, &a.quiet, NULL, "no progress"},

@@ -503,65 +503,103 @@ static int unit_value(struct lk_ctx *ctx, struct lk_store *s,
 	return ret;
 }
 
-/* Phase 1: the seed's best BEST_KEPT distinct L1 variants at the other
- * levels. */
-static int plan_phase1(struct lk_ctx *ctx, struct lk_store *s,
-		       struct lk_mdl_db_plan *p, size_t *alloc, size_t seed,
-		       size_t nl1, double clock)
+/* A unit measured at the level a later phase plans from. */
+struct ranked {
+	double value;
+	size_t unit;
+};
+
+static int by_rank(const void *a, const void *b)
 {
-	double best[BEST_KEPT] = {0};
-	size_t at[BEST_KEPT] = {0}, i, k, m;
+	const struct ranked *x = a, *y = b;
+
+	if (x->value != y->value)
+		return (x->value > y->value) - (x->value < y->value);
+	return (x->unit > y->unit) - (x->unit < y->unit);
+}
+
+/*
+ * Phases 1 and 2: the seed's distinct variants measured at level from
+ * (among the plan's first nfrom units), best first, the first keep of
+ * them (every one with 0) at each level of the mask to. Units whose
+ * files are identical (bundles beyond what a seed can split into) share
+ * a variant: one of them is kept.
+ */
+static int plan_from(struct lk_ctx *ctx, struct lk_store *s,
+		     struct lk_mdl_db_plan *p, size_t *alloc, size_t seed,
+		     size_t nfrom, enum lk_mdl_level from, size_t keep,
+		     unsigned to, double clock)
+{
+	struct ranked *r = lk_calloc(nfrom + 1, sizeof(*r));
+	size_t i, k, n = 0;
 	int l, ret = 0;
 
-	for (i = 0; !ret && i < nl1; i++) {
+	for (i = 0; !ret && i < nfrom; i++) {
+		const struct lk_mdl_db_unit *u = &p->units[i];
 		struct lk_run_figure fig = {0};
 		double v;
 
-		if (p->units[i].seed != seed || p->units[i].level != LK_MDL_L1)
+		if (u->seed != seed || u->latency || u->level != from)
 			continue;
-		ret = unit_value(ctx, s, p, &p->units[i], clock, &v, &fig);
+		ret = unit_value(ctx, s, p, u, clock, &v, &fig);
 		lk_run_figure_release(&fig);
-		/* Units whose files are identical (bundles beyond what a
-		 * seed can split into) share a variant: keep one of them. */
-		for (k = 0; k < BEST_KEPT; k++)
-			if (best[k] > 0 && p->units[at[k]].variant_id ==
-					   p->units[i].variant_id)
+		for (k = 0; k < n; k++)
+			if (p->units[r[k].unit].variant_id == u->variant_id)
 				v = 0;
-		for (k = 0; !ret && v > 0 && k < BEST_KEPT; k++) {
-			if (best[k] > 0 && best[k] <= v)
-				continue;
-			for (m = BEST_KEPT - 1; m > k; m--) {
-				best[m] = best[m - 1];
-				at[m] = at[m - 1];
-			}
-			best[k] = v;
-			at[k] = i;
-			break;
-		}
+		if (!ret && v > 0)
+			r[n++] = (struct ranked){v, i};
 	}
-	for (l = LK_MDL_L2; !ret && l <= LK_MDL_RAM; l++)
-		for (k = 0; (p->levels >> l) & 1 && k < BEST_KEPT; k++)
-			if (best[k] > 0)
-				add_unit(p, alloc, seed, l,
-					 p->units[at[k]].unroll,
-					 p->units[at[k]].bundles);
+	qsort(r, n, sizeof(*r), by_rank);
+	if (keep && keep < n)
+		n = keep;
+	for (l = LK_MDL_L1; !ret && l <= LK_MDL_RAM; l++)
+		for (k = 0; (to >> l) & 1 && k < n; k++)
+			add_unit(p, alloc, seed, l, p->units[r[k].unit].unroll,
+				 p->units[r[k].unit].bundles);
+	free(r);
 	return ret;
+}
+
+/*
+ * What phase (1 or 2) of the default exploration plans: from which
+ * level, how many of its variants (0: all), at which levels. Beyond the
+ * L1 the unrolls that tie there part: a deeper one keeps more lines in
+ * flight (sse LLL at L2, 1.32 TSC ticks an iteration at 16 vectors,
+ * 1.60 at 4, all within 4 % at L1, doc/loopkit-mdl.md, "db"). So L2
+ * measures every L1 variant, and L3 and RAM the best 3 of the nearest
+ * level below them.
+ */
+static unsigned plan_phase(const struct lk_mdl_db_plan *p, int phase,
+			   enum lk_mdl_level *from, size_t *keep)
+{
+	unsigned beyond = p->levels & (1u << LK_MDL_L3 | 1u << LK_MDL_RAM);
+	int l2 = (p->levels >> LK_MDL_L2) & 1;
+
+	*from = phase == 2 ? LK_MDL_L2 : LK_MDL_L1;
+	*keep = phase == 1 && l2 ? 0 : BEST_KEPT;
+	if (phase == 1)
+		return l2 ? 1u << LK_MDL_L2 : beyond;
+	return phase == 2 && l2 ? beyond : 0;
 }
 
 int lk_mdl_db_record(struct lk_ctx *ctx, struct lk_store *s,
 		     int64_t campaign, struct lk_mdl_db_plan *p, int phase,
 		     size_t *added)
 {
-	size_t alloc = p->nunits, first = p->nunits, i;
+	size_t alloc = p->nunits, first = p->nunits, i, keep;
+	enum lk_mdl_level from;
 	double clock = 0;
+	unsigned to;
 	int ret = 0;
 
 	if (phase == 0)
 		plan_phase0(p, &alloc);
 	else if (p->explore == LK_MDL_EXPLORE_DEFAULT &&
+		 (to = plan_phase(p, phase, &from, &keep)) &&
 		 !(ret = lk_store_campaign_clock(ctx, s, campaign, &clock)))
 		for (i = 0; !ret && i < p->nseeds; i++)
-			ret = plan_phase1(ctx, s, p, &alloc, i, first, clock);
+			ret = plan_from(ctx, s, p, &alloc, i, first, from,
+					keep, to, clock);
 	for (i = first; !ret && i < p->nunits; i++)
 		ret = record_unit(ctx, s, campaign, p, &p->units[i]);
 	*added = p->nunits - first;

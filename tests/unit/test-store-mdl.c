@@ -356,25 +356,33 @@ Test(store_mdl, eval_rows_replace_and_keep_nan)
  * canonical iterations of 8-byte elements, times the class's lanes (so
  * that an asm iteration holds enough independent operations to run at
  * their throughput). */
-Test(store_mdl, db_plan_unrolls_in_vectors)
+/* A directory of one seed, A1 (one load stream, an add and a mul). */
+static char *seed_dir(void)
 {
-	static const char *const classes[] = {"scalar", "sse"};
-	static const int lanes[] = {1, 2};
-	struct lk_store *s = open_store();
-	char *dir = lk_asprintf("%s/seeds", tmpdir), *path;
-	int64_t campaign;
-	size_t c, i, added;
+	char *dir = lk_asprintf("%s/seeds", tmpdir);
+	char *path = lk_asprintf("%s/A1.mdl", dir);
 	FILE *f;
 
 	cr_assert_eq(mkdir(dir, 0777), 0);
-	path = lk_asprintf("%s/A1.mdl", dir);
 	f = fopen(path, "w");
+	cr_assert_not_null(f);
 	fputs("MDL 1\nMeta:\n  kind = \"arithmetic\"\nData:\n  flow a\n"
 	      "Body:\nTrip: 4\nI/O: In: a 32 Out:\nLoopBody:\n"
 	      "  In: a Stride: 8 Offset: 0 Size: 8\n  Out:\n"
 	      "  Add: 1 Mul: 1\n", f);
 	fclose(f);
 	free(path);
+	return dir;
+}
+
+Test(store_mdl, db_plan_unrolls_in_vectors)
+{
+	static const char *const classes[] = {"scalar", "sse"};
+	static const int lanes[] = {1, 2};
+	struct lk_store *s = open_store();
+	char *dir = seed_dir();
+	int64_t campaign;
+	size_t c, i, added;
 	cr_assert_eq(lk_store_campaign(&ctx, s, "mdl-db:test", NULL, NULL,
 				       &campaign), 0);
 	for (c = 0; c < 2; c++) {
@@ -401,6 +409,122 @@ Test(store_mdl, db_plan_unrolls_in_vectors)
 			seen |= 1u << u;
 		}
 		cr_assert_eq(seen, 2u | 4u | 16u | 256u, "%s", classes[c]);
+		lk_mdl_db_plan_release(&p);
+	}
+	free(dir);
+	lk_store_close(s);
+}
+
+/* A run of variant whose "cycles" figure is value (no samples: the
+ * campaign has no clock, and the figure is the unit's value). */
+static void put_run(struct lk_store *s, int64_t variant, double value)
+{
+	const struct lk_result_rec res[] = {
+		{"mdl", "cycles", "tsc-calibrated", "cycles/step", 1, value,
+		 "p25", 5, 0.01, "", 1}};
+	struct lk_run_rec r = {0};
+
+	r.variant_id = variant;
+	r.method_hash = "m";
+	r.method = "m";
+	r.status = "ok";
+	r.reason = "";
+	r.results = res;
+	r.nresults = 1;
+	cr_assert_eq(lk_store_run_put(&ctx, s, &r, NULL), 0, "%s", ctx.msg);
+}
+
+/* Units of p from the first, at level, not latency ones. */
+static size_t units_at(const struct lk_mdl_db_plan *p, size_t first,
+		       enum lk_mdl_level level)
+{
+	size_t i, n = 0;
+
+	for (i = first; i < p->nunits; i++)
+		n += !p->units[i].latency && p->units[i].level == level;
+	return n;
+}
+
+/*
+ * The default exploration's later phases: phase 1 measures every
+ * distinct L1 variant at L2, phase 2 the best 3 of L2 (not of L1) at L3;
+ * without L2 in the levels, phase 1 takes the best 3 of L1 to L3 and
+ * phase 2 adds nothing.
+ */
+Test(store_mdl, db_plan_phases_from_the_level_below)
+{
+	struct lk_store *s = open_store();
+	char *dir = seed_dir();
+	const struct lk_mdl_machine *mc = lk_mdl_machine_find("sse");
+	unsigned levels[2] = {1u << LK_MDL_L1 | 1u << LK_MDL_L2 |
+			      1u << LK_MDL_L3, 1u << LK_MDL_L1 | 1u << LK_MDL_L3};
+	char name[2][16] = {"mdl-db:a", "mdl-db:b"};
+	int c;
+
+	for (c = 0; c < 2; c++) {
+		struct lk_mdl_db_plan p;
+		size_t i, k, added, n1, n2, distinct = 0;
+		int64_t campaign;
+
+		cr_assert_eq(lk_store_campaign(&ctx, s, name[c], NULL, NULL,
+					       &campaign), 0);
+		cr_assert_eq(lk_mdl_db_plan_init(&ctx, &p, dir, NULL, mc,
+						 levels[c],
+						 LK_MDL_EXPLORE_DEFAULT),
+			     0, "%s", ctx.msg);
+		cr_assert_eq(lk_mdl_db_record(&ctx, s, campaign, &p, 0,
+					      &added), 0, "%s", ctx.msg);
+		n1 = p.nunits;
+		/* At L1, the later a unit the faster; a variant's first
+		 * unit stores its run. */
+		for (i = 0; i < n1; i++) {
+			for (k = 0; k < i; k++)
+				if (p.units[k].variant_id ==
+				    p.units[i].variant_id)
+					break;
+			if (k < i || p.units[i].latency)
+				continue;
+			distinct++;
+			put_run(s, p.units[i].variant_id,
+				(double)(1000 - i) * p.units[i].iterations);
+		}
+		cr_assert_gt(distinct, 3);
+		cr_assert_eq(lk_mdl_db_record(&ctx, s, campaign, &p, 1,
+					      &added), 0, "%s", ctx.msg);
+		n2 = p.nunits;
+		if (c == 1) {
+			/* No L2: the best 3 of L1, the last 3 distinct. */
+			cr_assert_eq(added, 3);
+			cr_assert_eq(units_at(&p, n1, LK_MDL_L3), 3);
+			for (i = n1; i + 1 < n2; i++)
+				cr_assert(p.units[i].unroll >
+						  p.units[i + 1].unroll ||
+					  (p.units[i].unroll ==
+						   p.units[i + 1].unroll &&
+					   p.units[i].bundles >
+						   p.units[i + 1].bundles));
+			cr_assert_eq(lk_mdl_db_record(&ctx, s, campaign, &p, 2,
+						      &added), 0);
+			cr_assert_eq(added, 0);
+			lk_mdl_db_plan_release(&p);
+			continue;
+		}
+		cr_assert_eq(added, distinct);
+		cr_assert_eq(units_at(&p, n1, LK_MDL_L2), distinct);
+		/* At L2 the order turns over: the earlier the faster. */
+		for (i = n1; i < n2; i++)
+			put_run(s, p.units[i].variant_id,
+				(double)(100 + i) * p.units[i].iterations);
+		cr_assert_eq(lk_mdl_db_record(&ctx, s, campaign, &p, 2,
+					      &added), 0, "%s", ctx.msg);
+		cr_assert_eq(added, 3);
+		cr_assert_eq(units_at(&p, n2, LK_MDL_L3), 3);
+		for (i = 0; i < 3; i++) {
+			cr_assert_eq(p.units[n2 + i].unroll,
+				     p.units[n1 + i].unroll);
+			cr_assert_eq(p.units[n2 + i].bundles,
+				     p.units[n1 + i].bundles);
+		}
 		lk_mdl_db_plan_release(&p);
 	}
 	free(dir);
