@@ -6,9 +6,10 @@
 # median and p90 of |b/a - 1|, and the seeds that differ most. Beside it,
 # the baselines, from the same two builds' runs: at L1 and L2 the median
 # of a unit's rounds' p25 figures (the value until 2026-12-02, where it
-# is now the least sample of the rounds), and round 0 alone (what one
-# round, the method until 2026-12-01, gives; its L2 and L3 variants are
-# those the three rounds chose at L1).
+# is now the least sample of the rounds), round 0 alone (what one
+# round, the method until 2026-12-01, gives), and at L2 the least of
+# only the 3 variants best at L1 (the selection until 2026-12-02, where
+# L2 now measures every L1 variant).
 #
 #   bench/mdl-db.sh [BUILD_DIR] [CLASS...]   (default: build, sse avx2)
 # KEEP=1 keeps the work directory (its path is printed).
@@ -61,6 +62,47 @@ def runs(db, c, only_round0):
         k = (seed, level)
         out[k] = min(out.get(k, v), v)
     return out
+def from_l1(db, c):
+    # per seed, L2's value from only the 3 distinct variants fastest at
+    # L1 (by their least samples): the least sample at the build's clock
+    con = sqlite3.connect(db)
+    q = sorted(r for r, in con.execute(
+        """SELECT c.raw / t.raw FROM samples c JOIN samples t
+           ON t.run_id = c.run_id AND t.process = c.process AND
+              t.attempt = c.attempt AND t.idx = c.idx AND
+              t.metric = 'ref_tsc'
+           WHERE c.metric = 'ref_cycles' AND t.raw > 0"""))
+    clock = q[int(0.99 * (len(q) - 1))]
+    least = {}
+    for seed, level, u, bu, v in con.execute(
+            """SELECT s.value, l.value, u.value, b.value,
+                      min(m.value) / i.value
+               FROM variants v JOIN campaigns k ON k.id = v.campaign_id
+               JOIN variant_params s ON s.variant_id = v.id AND s.name = 'seed'
+               JOIN variant_params l ON l.variant_id = v.id AND l.name = 'level'
+               JOIN variant_params u ON u.variant_id = v.id AND u.name = 'unroll'
+               JOIN variant_params b ON b.variant_id = v.id AND b.name = 'bundles'
+               JOIN variant_params i ON i.variant_id = v.id
+                    AND i.name = 'iterations-per-step'
+               JOIN runs r ON r.variant_id = v.id
+               JOIN samples m ON m.run_id = r.id AND m.metric = 'tsc'
+               WHERE k.name = ? AND m.value > 0 AND l.value IN ('L1', 'L2')
+                     AND s.value NOT LIKE 'latency:%'
+               GROUP BY v.id""", ("mdl-db:" + c,)):
+        least.setdefault((seed, level), {})[(u, bu)] = v
+    out = {}
+    for (seed, level), l1 in least.items():
+        if level != "L1" or (seed, "L2") not in least:
+            continue
+        l2, seen, best = least[seed, "L2"], set(), []
+        for key, v in sorted(l1.items(), key=lambda x: x[1]):
+            if v not in seen and len(best) < 3:
+                seen.add(v)
+                best.append(key)
+        v = [l2[k] for k in best if k in l2]
+        if v:
+            out[seed, "L2"] = min(v) * clock
+    return out
 def agree(a, b, level):
     d = sorted((abs(b[k] / a[k] - 1), k[0]) for k in a
                if k[1] == level and k in b and a[k] > 0)
@@ -85,6 +127,12 @@ for level in ("L1", "L2", "L3", "RAM"):
         print("%-6s %-3s   median of the rounds' p25 figures: %2d of %2d; "
               "median %.1f %%, p90 %.1f %%" % (c, level, med[0], med[1],
                                              100 * med[2], 100 * med[3]))
+    if level == "L2":
+        old = agree(from_l1(sys.argv[4], c), from_l1(sys.argv[5], c), level)
+        if old:
+            print("%-6s %-3s   only the 3 best at L1: %2d of %2d; median "
+                  "%.1f %%, p90 %.1f %%" % (c, level, old[0], old[1],
+                                          100 * old[2], 100 * old[3]))
     if base and level != "RAM":
         print("%-6s %-3s   round 0 alone: %2d of %2d; median %.1f %%, "
               "p90 %.1f %%" % (c, level, base[0], base[1], 100 * base[2],
