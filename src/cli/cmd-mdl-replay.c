@@ -131,11 +131,13 @@ static int print_result(struct lk_ctx *ctx, struct lk_store *s,
 		       "\"%s\", \"unroll\": %ld, \"trips\": %ld, "
 		       "\"kept_trips\": %s, \"chunks\": %ld, \"streams\": %zu, "
 		       "\"run_status\": \"%s\", \"spread\": %.6g, "
-		       "\"campaign\": \"%s\", \"variant\": %lld}\n",
+		       "\"clock\": %.6g, \"campaign\": \"%s\", "
+		       "\"variant\": %lld}\n",
 		       (unsigned long long)r->loop, lk_mdl_level_name(r->level),
 		       r->bytes, per, canon, f.source, r->unroll, r->trips,
 		       r->kept ? "true" : "false", r->chunks, r->streams,
-		       f.status, f.spread, campaign, (long long)variant);
+		       f.status, f.spread, clock, campaign,
+		       (long long)variant);
 	else
 		printf("%-4s %.6g cycles/iter, %.6g per canonical iteration "
 		       "(unroll %ld; %s; loop 0x%llx, %ld bytes, "

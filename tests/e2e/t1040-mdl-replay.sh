@@ -57,6 +57,8 @@ assert d["status"] == "ok" and d["reason"] is None, d
 # L1: the least sample, as the database's L1 and L2 (src/mdl/db.c)
 assert d["source"] == ("tsc-least" if d["level"] == "L1"
                        else "tsc-calibrated"), d
+# the clock a least sample is taken at: a core/TSC ratio
+assert 0.2 < d["clock"] < 10, d
 assert d["cycles_per_iteration"] > 0, d
 assert abs(d["cycles_per_canonical_iteration"] * d["unroll"] -
            d["cycles_per_iteration"]) < 1e-9 * d["cycles_per_iteration"], d
