@@ -167,6 +167,22 @@ Test(store_mdl, schema_7_store_migrates)
 	lk_store_close(s);
 }
 
+/* An ok run of variant under method "m" with these results. */
+static struct lk_run_rec ok_run(int64_t variant,
+				const struct lk_result_rec *res, size_t n)
+{
+	struct lk_run_rec r = {0};
+
+	r.variant_id = variant;
+	r.method_hash = "m";
+	r.method = "m";
+	r.status = "ok";
+	r.reason = "";
+	r.results = res;
+	r.nresults = n;
+	return r;
+}
+
 Test(store_mdl, run_figure)
 {
 	struct lk_store *s = open_store();
@@ -177,7 +193,7 @@ Test(store_mdl, run_figure)
 		 "p25", 5, 0.02, "", 1}};
 	struct lk_variant_rec v = {"vh", "x.c", "sh", "gcc", "default", "-O2",
 				   NULL, 0};
-	struct lk_run_rec r = {0};
+	struct lk_run_rec r;
 	struct lk_run_figure f;
 	int64_t campaign, variant;
 
@@ -187,13 +203,7 @@ Test(store_mdl, run_figure)
 		     0);
 	cr_assert_eq(lk_store_run_figure(&ctx, s, variant, "cycles", &f), 0);
 	cr_assert_null(f.status);
-	r.variant_id = variant;
-	r.method_hash = "m";
-	r.method = "m";
-	r.status = "ok";
-	r.reason = "";
-	r.results = res;
-	r.nresults = 2;
+	r = ok_run(variant, res, 2);
 	cr_assert_eq(lk_store_run_put(&ctx, s, &r, NULL), 0, "%s", ctx.msg);
 	cr_assert_eq(lk_store_run_figure(&ctx, s, variant, "cycles", &f), 0);
 	cr_assert_str_eq(f.status, "ok");
@@ -244,7 +254,7 @@ Test(store_mdl, run_least_ticks_and_campaign_clock)
 	struct lk_variant_rec v = {"vh", "x.c", "sh", "gcc", "default", "-O2",
 				   NULL, 0};
 	struct lk_sample_rec sm[2 * 101 + 4];
-	struct lk_run_rec r = {0};
+	struct lk_run_rec r;
 	int64_t campaign, other, variant;
 	double ticks, clock;
 	size_t n = 0;
@@ -273,13 +283,7 @@ Test(store_mdl, run_least_ticks_and_campaign_clock)
 	sm[n++] = (struct lk_sample_rec){1, 1, "mdl", 1, 4, "tsc", 350, 87};
 	sm[n++] = (struct lk_sample_rec){1, 0, "mdl", 2, 4, "tsc", 0, 0};
 	sm[n++] = (struct lk_sample_rec){0, 0, "other", 0, 4, "tsc", 8, 2};
-	r.variant_id = variant;
-	r.method_hash = "m";
-	r.method = "m";
-	r.status = "ok";
-	r.reason = "";
-	r.results = res;
-	r.nresults = 1;
+	r = ok_run(variant, res, 1);
 	r.samples = sm;
 	r.nsamples = n;
 	cr_assert_eq(lk_store_run_put(&ctx, s, &r, NULL), 0, "%s", ctx.msg);
@@ -422,15 +426,8 @@ static void put_run(struct lk_store *s, int64_t variant, double value)
 	const struct lk_result_rec res[] = {
 		{"mdl", "cycles", "tsc-calibrated", "cycles/step", 1, value,
 		 "p25", 5, 0.01, "", 1}};
-	struct lk_run_rec r = {0};
+	struct lk_run_rec r = ok_run(variant, res, 1);
 
-	r.variant_id = variant;
-	r.method_hash = "m";
-	r.method = "m";
-	r.status = "ok";
-	r.reason = "";
-	r.results = res;
-	r.nresults = 1;
 	cr_assert_eq(lk_store_run_put(&ctx, s, &r, NULL), 0, "%s", ctx.msg);
 }
 
