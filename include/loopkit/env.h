@@ -42,6 +42,25 @@ const char *lk_env_microarch(const char *vendor, unsigned family,
 			     unsigned model);
 
 /*
+ * lk_env_microarch() checked against the ISA flags the CPU reports
+ * (/proc/cpuinfo's "flags" words; NULL: no check). A hypervisor may show
+ * a guest a model number that is not the host's (a Sapphire Rapids guest
+ * told "Rocket Lake"): when the model's micro-architecture never has one
+ * of the flags, name is the oldest one the flags fit ("Sapphire Rapids or
+ * later" for amx_tile), by_model what the model named and flag the flag
+ * that contradicts it; both NULL when nothing does. Static strings.
+ */
+struct lk_microarch {
+	const char *name;
+	const char *by_model;
+	const char *flag;
+};
+
+void lk_env_microarch_isa(const char *vendor, unsigned family,
+			  unsigned model, const char *flags,
+			  struct lk_microarch *out);
+
+/*
  * The L1 data cache size in bytes that lk_env_collect() reports as
  * cache.l1d (the first CPU's, from sysfs under $LOOPKIT_SYSROOT), or 0
  * when it cannot be read. Cheap: no other probe runs.

@@ -96,8 +96,10 @@ void lk_mca_load_cpus(struct lk_mca_install *m);
 
 /*
  * This CPU's LLVM name: the host CPU the newest install names, else the
- * micro-architecture (lk_env_microarch from /proc/cpuinfo) mapped to an
- * LLVM name; "" when neither knows it. Never "native".
+ * micro-architecture (lk_env_microarch_isa from /proc/cpuinfo) mapped to
+ * an LLVM name; "" when neither knows it. Never "native". LLVM too names
+ * the host from its model number: where the ISA contradicts the model (a
+ * hypervisor's), the ISA's micro-architecture wins over LLVM's report.
  */
 LK_GIVE char *lk_mca_host_cpu(const struct lk_mca_install *m, size_t n);
 

@@ -180,6 +180,7 @@ static long op_cache_ops(const char *uarch)
 		{"Tiger Lake", 2304},    {"Rocket Lake", 2304},
 		{"Alder Lake", 4096},    {"Raptor Lake", 4096},
 		{"Sapphire Rapids", 4096}, {"Emerald Rapids", 4096},
+		{"Sapphire Rapids or later", 4096},
 	};
 	size_t i;
 

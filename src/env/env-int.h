@@ -22,6 +22,9 @@ LK_GIVE char *lk__env_path(const char *fmt, ...) LK_PRINTF(1, 2);
  */
 LK_GIVE char *lk__env_read(const char *fmt, ...) LK_PRINTF(1, 2);
 
+/* Whether words (space separated, as /proc/cpuinfo's flags) hold word. */
+int lk__env_has(const char *words, const char *word);
+
 /* Whether a system path exists (file or directory). */
 int lk__env_exists(const char *fmt, ...) LK_PRINTF(1, 2);
 

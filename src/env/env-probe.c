@@ -117,19 +117,6 @@ static char *cpuinfo_flags(void)
 	return flags;
 }
 
-static int has_flag(const char *flags, const char *name)
-{
-	size_t len = strlen(name);
-	const char *p = flags;
-
-	while (p && (p = strstr(p, name))) {
-		if ((p == flags || p[-1] == ' ') && (!p[len] || p[len] == ' '))
-			return 1;
-		p += len;
-	}
-	return 0;
-}
-
 static char *trim_dup(const char *s)
 {
 	size_t len;
@@ -198,11 +185,11 @@ static void probe_isa(struct probe *p)
 		return;
 	}
 	for (i = 0; i < LK_ARRAY_SIZE(isa_of_interest); i++) {
-		struct lk_buf *b = has_flag(p->flags_line, isa_of_interest[i])
-					   ? &have
-					   : &lack;
+		const char *isa = isa_of_interest[i];
+		struct lk_buf *b = lk__env_has(p->flags_line, isa) ? &have
+								   : &lack;
 
-		lk_buf_addf(b, "%s%s", b->len ? " " : "", isa_of_interest[i]);
+		lk_buf_addf(b, "%s%s", b->len ? " " : "", isa);
 	}
 	lk_env_set(p->env, "cpu.isa", have.len ? have.buf : "none");
 	lk_env_set(p->env, "cpu.isa.absent", lack.len ? lack.buf : "none");
@@ -217,6 +204,7 @@ static void probe_cpu(struct probe *p)
 	char *count = online ? online_count(online) : NULL;
 	long conf = sysconf(_SC_NPROCESSORS_ONLN);
 	struct lk_cpuset allowed;
+	struct lk_microarch uarch;
 
 	set_take(p->env, "cpu.model", trim_dup(id->brand));
 	lk_env_set(p->env, "cpu.vendor", id->vendor);
@@ -225,8 +213,18 @@ static void probe_cpu(struct probe *p)
 	set_take(p->env, "cpu.model_number",
 		 lk_asprintf("%u (0x%x)", id->model, id->model));
 	set_take(p->env, "cpu.stepping", lk_asprintf("%u", id->stepping));
-	lk_env_set(p->env, "cpu.microarch",
-		   lk_env_microarch(id->vendor, id->family, id->model));
+	lk_env_microarch_isa(id->vendor, id->family, id->model, p->flags_line,
+			     &uarch);
+	lk_env_set(p->env, "cpu.microarch", uarch.name);
+	if (uarch.by_model)
+		set_take(p->env, "cpu.microarch.source",
+			 lk_asprintf("isa: CPUID model 0x%x names %s, which "
+				     "has no %s (a hypervisor's model)",
+				     id->model, uarch.by_model, uarch.flag));
+	else
+		lk_env_set(p->env, "cpu.microarch.source",
+			   strcmp(uarch.name, "unknown") ? "cpuid model"
+							 : "none");
 	if (!count && conf > 0)
 		count = lk_asprintf("%ld", conf);
 	set_take(p->env, "cpu.online", count);
@@ -243,8 +241,8 @@ static void probe_cpu(struct probe *p)
 static void probe_tsc(struct probe *p)
 {
 	uint64_t hz = lk_tsc_hz();
-	int constant = p->flags_line && has_flag(p->flags_line, "constant_tsc");
-	int nonstop = p->flags_line && has_flag(p->flags_line, "nonstop_tsc");
+	int constant = lk__env_has(p->flags_line, "constant_tsc");
+	int nonstop = lk__env_has(p->flags_line, "nonstop_tsc");
 	const char *invariant;
 
 	set_take(p->env, "tsc.hz", lk_asprintf("%llu", (unsigned long long)hz));
@@ -261,7 +259,7 @@ static void probe_tsc(struct probe *p)
 	lk_env_set(p->env, "tsc.invariant", invariant);
 	lk_env_set(p->env, "tsc.known_freq",
 		   !p->flags_line ? "unknown"
-		   : has_flag(p->flags_line, "tsc_known_freq") ? "yes"
+		   : lk__env_has(p->flags_line, "tsc_known_freq") ? "yes"
 							      : "no");
 	set_file(p->env, "clocksource",
 		 "/sys/devices/system/clocksource/clocksource0/"

@@ -101,90 +101,156 @@ struct microarch {
 	const char *vendor;
 	unsigned family, model_lo, model_hi;
 	const char *name;
+	const char *lacks; /* ISA flags it never has, space separated */
 };
 
 #define INTEL "GenuineIntel"
 #define AMD "AuthenticAMD"
 
+/* What each row never has: only flags that oldest_with[] names. */
+#define PRE_AVX2 "avx2 avx512f amx_tile"
+#define NO_AVX512 "avx512f amx_tile"
+#define NO_FP16 "avx512_fp16 amx_tile" /* AVX-512 before Sapphire Rapids */
+#define NO_AMX "amx_tile"
+#define AMD_NO_AVX512 "avx512f"
+
 static const struct microarch microarchs[] = {
-	{ INTEL, 6, 0x2a, 0x2a, "Sandy Bridge" },
-	{ INTEL, 6, 0x2d, 0x2d, "Sandy Bridge-EP" },
-	{ INTEL, 6, 0x3a, 0x3a, "Ivy Bridge" },
-	{ INTEL, 6, 0x3e, 0x3e, "Ivy Bridge-EP" },
-	{ INTEL, 6, 0x3c, 0x3c, "Haswell" },
-	{ INTEL, 6, 0x45, 0x46, "Haswell" },
-	{ INTEL, 6, 0x3f, 0x3f, "Haswell-EP" },
-	{ INTEL, 6, 0x3d, 0x3d, "Broadwell" },
-	{ INTEL, 6, 0x47, 0x47, "Broadwell" },
-	{ INTEL, 6, 0x4f, 0x4f, "Broadwell-EP" },
-	{ INTEL, 6, 0x56, 0x56, "Broadwell-DE" },
-	{ INTEL, 6, 0x4e, 0x4e, "Skylake" },
-	{ INTEL, 6, 0x5e, 0x5e, "Skylake" },
-	{ INTEL, 6, 0x55, 0x55, "Skylake-SP/Cascade Lake" },
-	{ INTEL, 6, 0x8e, 0x8e, "Kaby Lake/Coffee Lake" },
-	{ INTEL, 6, 0x9e, 0x9e, "Kaby Lake/Coffee Lake" },
-	{ INTEL, 6, 0xa5, 0xa6, "Comet Lake" },
-	{ INTEL, 6, 0x66, 0x66, "Cannon Lake" },
-	{ INTEL, 6, 0x7d, 0x7e, "Ice Lake (client)" },
-	{ INTEL, 6, 0x6a, 0x6a, "Ice Lake (server)" },
-	{ INTEL, 6, 0x6c, 0x6c, "Ice Lake (server)" },
-	{ INTEL, 6, 0x8c, 0x8d, "Tiger Lake" },
-	{ INTEL, 6, 0xa7, 0xa7, "Rocket Lake" },
-	{ INTEL, 6, 0x97, 0x97, "Alder Lake" },
-	{ INTEL, 6, 0x9a, 0x9a, "Alder Lake" },
-	{ INTEL, 6, 0xbe, 0xbe, "Alder Lake-N" },
-	{ INTEL, 6, 0xb7, 0xb7, "Raptor Lake" },
-	{ INTEL, 6, 0xba, 0xba, "Raptor Lake" },
-	{ INTEL, 6, 0xbf, 0xbf, "Raptor Lake" },
-	{ INTEL, 6, 0xaa, 0xac, "Meteor Lake" },
-	{ INTEL, 6, 0xbd, 0xbd, "Lunar Lake" },
-	{ INTEL, 6, 0xc5, 0xc6, "Arrow Lake" },
-	{ INTEL, 6, 0x8f, 0x8f, "Sapphire Rapids" },
-	{ INTEL, 6, 0xcf, 0xcf, "Emerald Rapids" },
-	{ INTEL, 6, 0xad, 0xae, "Granite Rapids" },
-	{ INTEL, 6, 0xaf, 0xaf, "Sierra Forest" },
-	{ INTEL, 6, 0xdd, 0xdd, "Clearwater Forest" },
-	{ INTEL, 6, 0x57, 0x57, "Knights Landing" },
-	{ INTEL, 6, 0x85, 0x85, "Knights Mill" },
-	{ INTEL, 19, 0x01, 0x01, "Diamond Rapids" },
-	{ AMD, 0x15, 0x00, 0xff, "Bulldozer family" },
-	{ AMD, 0x16, 0x00, 0xff, "Jaguar family" },
-	{ AMD, 0x17, 0x08, 0x0f, "Zen+" }, /* Pinnacle Ridge */
-	{ AMD, 0x17, 0x18, 0x1f, "Zen+" }, /* Picasso */
-	{ AMD, 0x17, 0x00, 0x2f, "Zen" },
-	{ AMD, 0x17, 0x50, 0x5f, "Zen" },
-	{ AMD, 0x17, 0x30, 0x4f, "Zen 2" },
-	{ AMD, 0x17, 0x60, 0x7f, "Zen 2" },
-	{ AMD, 0x17, 0x90, 0x91, "Zen 2" },
-	{ AMD, 0x17, 0xa0, 0xaf, "Zen 2" },
-	{ AMD, 0x19, 0x00, 0x0f, "Zen 3" },
-	{ AMD, 0x19, 0x20, 0x5f, "Zen 3" },
-	{ AMD, 0x19, 0x10, 0x1f, "Zen 4" },
-	{ AMD, 0x19, 0x60, 0xaf, "Zen 4" },
-	{ AMD, 0x1a, 0x00, 0x2f, "Zen 5" },
-	{ AMD, 0x1a, 0x40, 0x4f, "Zen 5" },
-	{ AMD, 0x1a, 0x60, 0x7f, "Zen 5" },
-	{ AMD, 0x1a, 0x50, 0x5f, "Zen 6" },
-	{ AMD, 0x1a, 0x80, 0xaf, "Zen 6" },
-	{ AMD, 0x1a, 0xc0, 0xcf, "Zen 6" },
-	{ "HygonGenuine", 0x18, 0x00, 0xff, "Dhyana (Zen)" },
+	{ INTEL, 6, 0x2a, 0x2a, "Sandy Bridge", PRE_AVX2 },
+	{ INTEL, 6, 0x2d, 0x2d, "Sandy Bridge-EP", PRE_AVX2 },
+	{ INTEL, 6, 0x3a, 0x3a, "Ivy Bridge", PRE_AVX2 },
+	{ INTEL, 6, 0x3e, 0x3e, "Ivy Bridge-EP", PRE_AVX2 },
+	{ INTEL, 6, 0x3c, 0x3c, "Haswell", NO_AVX512 },
+	{ INTEL, 6, 0x45, 0x46, "Haswell", NO_AVX512 },
+	{ INTEL, 6, 0x3f, 0x3f, "Haswell-EP", NO_AVX512 },
+	{ INTEL, 6, 0x3d, 0x3d, "Broadwell", NO_AVX512 },
+	{ INTEL, 6, 0x47, 0x47, "Broadwell", NO_AVX512 },
+	{ INTEL, 6, 0x4f, 0x4f, "Broadwell-EP", NO_AVX512 },
+	{ INTEL, 6, 0x56, 0x56, "Broadwell-DE", NO_AVX512 },
+	{ INTEL, 6, 0x4e, 0x4e, "Skylake", NO_AVX512 },
+	{ INTEL, 6, 0x5e, 0x5e, "Skylake", NO_AVX512 },
+	{ INTEL, 6, 0x55, 0x55, "Skylake-SP/Cascade Lake", NO_FP16 },
+	{ INTEL, 6, 0x8e, 0x8e, "Kaby Lake/Coffee Lake", NO_AVX512 },
+	{ INTEL, 6, 0x9e, 0x9e, "Kaby Lake/Coffee Lake", NO_AVX512 },
+	{ INTEL, 6, 0xa5, 0xa6, "Comet Lake", NO_AVX512 },
+	{ INTEL, 6, 0x66, 0x66, "Cannon Lake", NO_FP16 },
+	{ INTEL, 6, 0x7d, 0x7e, "Ice Lake (client)", NO_FP16 },
+	{ INTEL, 6, 0x6a, 0x6a, "Ice Lake (server)", NO_FP16 },
+	{ INTEL, 6, 0x6c, 0x6c, "Ice Lake (server)", NO_FP16 },
+	{ INTEL, 6, 0x8c, 0x8d, "Tiger Lake", NO_FP16 },
+	{ INTEL, 6, 0xa7, 0xa7, "Rocket Lake", NO_FP16 },
+	{ INTEL, 6, 0x97, 0x97, "Alder Lake", NO_AMX },
+	{ INTEL, 6, 0x9a, 0x9a, "Alder Lake", NO_AMX },
+	{ INTEL, 6, 0xbe, 0xbe, "Alder Lake-N", NO_AVX512 },
+	{ INTEL, 6, 0xb7, 0xb7, "Raptor Lake", NO_AVX512 },
+	{ INTEL, 6, 0xba, 0xba, "Raptor Lake", NO_AVX512 },
+	{ INTEL, 6, 0xbf, 0xbf, "Raptor Lake", NO_AVX512 },
+	{ INTEL, 6, 0xaa, 0xac, "Meteor Lake", NO_AVX512 },
+	{ INTEL, 6, 0xbd, 0xbd, "Lunar Lake", NO_AVX512 },
+	{ INTEL, 6, 0xc5, 0xc6, "Arrow Lake", NO_AVX512 },
+	{ INTEL, 6, 0x8f, 0x8f, "Sapphire Rapids", NULL },
+	{ INTEL, 6, 0xcf, 0xcf, "Emerald Rapids", NULL },
+	{ INTEL, 6, 0xad, 0xae, "Granite Rapids", NULL },
+	{ INTEL, 6, 0xaf, 0xaf, "Sierra Forest", NO_AVX512 },
+	{ INTEL, 6, 0xdd, 0xdd, "Clearwater Forest", NO_AVX512 },
+	{ INTEL, 6, 0x57, 0x57, "Knights Landing", NO_AMX },
+	{ INTEL, 6, 0x85, 0x85, "Knights Mill", NO_AMX },
+	{ INTEL, 19, 0x01, 0x01, "Diamond Rapids", NULL },
+	{ AMD, 0x15, 0x00, 0xff, "Bulldozer family", AMD_NO_AVX512 },
+	{ AMD, 0x16, 0x00, 0xff, "Jaguar family", AMD_NO_AVX512 },
+	{ AMD, 0x17, 0x08, 0x0f, "Zen+", AMD_NO_AVX512 }, /* Pinnacle Ridge */
+	{ AMD, 0x17, 0x18, 0x1f, "Zen+", AMD_NO_AVX512 }, /* Picasso */
+	{ AMD, 0x17, 0x00, 0x2f, "Zen", AMD_NO_AVX512 },
+	{ AMD, 0x17, 0x50, 0x5f, "Zen", AMD_NO_AVX512 },
+	{ AMD, 0x17, 0x30, 0x4f, "Zen 2", AMD_NO_AVX512 },
+	{ AMD, 0x17, 0x60, 0x7f, "Zen 2", AMD_NO_AVX512 },
+	{ AMD, 0x17, 0x90, 0x91, "Zen 2", AMD_NO_AVX512 },
+	{ AMD, 0x17, 0xa0, 0xaf, "Zen 2", AMD_NO_AVX512 },
+	{ AMD, 0x19, 0x00, 0x0f, "Zen 3", AMD_NO_AVX512 },
+	{ AMD, 0x19, 0x20, 0x5f, "Zen 3", AMD_NO_AVX512 },
+	{ AMD, 0x19, 0x10, 0x1f, "Zen 4", NULL },
+	{ AMD, 0x19, 0x60, 0xaf, "Zen 4", NULL },
+	{ AMD, 0x1a, 0x00, 0x2f, "Zen 5", NULL },
+	{ AMD, 0x1a, 0x40, 0x4f, "Zen 5", NULL },
+	{ AMD, 0x1a, 0x60, 0x7f, "Zen 5", NULL },
+	{ AMD, 0x1a, 0x50, 0x5f, "Zen 6", NULL },
+	{ AMD, 0x1a, 0x80, 0xaf, "Zen 6", NULL },
+	{ AMD, 0x1a, 0xc0, 0xcf, "Zen 6", NULL },
+	{ "HygonGenuine", 0x18, 0x00, 0xff, "Dhyana (Zen)", NULL },
 };
 
-const char *lk_env_microarch(const char *vendor, unsigned family,
-			     unsigned model)
+/*
+ * For a flag that a row never has: the oldest micro-architecture with it.
+ * Newest flag first, so that amx_tile on a "Skylake" model says Sapphire
+ * Rapids, not Skylake-SP.
+ */
+static const struct {
+	const char *vendor, *flag, *name;
+} oldest_with[] = {
+	{ INTEL, "amx_tile", "Sapphire Rapids or later" },
+	{ INTEL, "avx512_fp16", "Sapphire Rapids or later" },
+	{ INTEL, "avx512f", "Skylake-SP or later" },
+	{ INTEL, "avx2", "Haswell or later" },
+	{ AMD, "avx512f", "Zen 4 or later" },
+};
+
+static const struct microarch *find_row(const char *vendor, unsigned family,
+					unsigned model)
 {
 	size_t i;
 
-	if (!vendor)
-		return "unknown";
-	for (i = 0; i < LK_ARRAY_SIZE(microarchs); i++) {
+	for (i = 0; vendor && i < LK_ARRAY_SIZE(microarchs); i++) {
 		const struct microarch *m = &microarchs[i];
 
 		if (m->family == family && model >= m->model_lo &&
 		    model <= m->model_hi && !strcmp(m->vendor, vendor))
-			return m->name;
+			return m;
 	}
-	return "unknown";
+	return NULL;
+}
+
+const char *lk_env_microarch(const char *vendor, unsigned family,
+			     unsigned model)
+{
+	const struct microarch *m = find_row(vendor, family, model);
+
+	return m ? m->name : "unknown";
+}
+
+int lk__env_has(const char *words, const char *word)
+{
+	size_t len = strlen(word);
+	const char *p = words;
+
+	while (p && (p = strstr(p, word))) {
+		if ((p == words || p[-1] == ' ' || p[-1] == '\t') &&
+		    (!p[len] || p[len] == ' ' || p[len] == '\t' ||
+		     p[len] == '\n'))
+			return 1;
+		p += len;
+	}
+	return 0;
+}
+
+void lk_env_microarch_isa(const char *vendor, unsigned family,
+			  unsigned model, const char *flags,
+			  struct lk_microarch *out)
+{
+	const struct microarch *m = find_row(vendor, family, model);
+	size_t i;
+
+	out->name = m ? m->name : "unknown";
+	out->by_model = NULL;
+	out->flag = NULL;
+	for (i = 0; m && m->lacks && flags && i < LK_ARRAY_SIZE(oldest_with);
+	     i++)
+		if (!strcmp(oldest_with[i].vendor, vendor) &&
+		    lk__env_has(m->lacks, oldest_with[i].flag) &&
+		    lk__env_has(flags, oldest_with[i].flag)) {
+			out->name = oldest_with[i].name;
+			out->by_model = m->name;
+			out->flag = oldest_with[i].flag;
+			return;
+		}
 }
 
 static char *vpath(const char *fmt, va_list ap)

@@ -295,10 +295,14 @@ static const char *const uarch_cpu[][2] = {
 	{"Zen 6", "znver5"}, {"Zen 5", "znver5"}, {"Zen 4", "znver4"},
 	{"Zen 3", "znver3"}, {"Zen 2", "znver2"}, {"Zen+", "znver1"},
 	{"Zen", "znver1"}, {"Dhyana (Zen)", "znver1"},
+	{"Zen 4 or later", "znver4"},
 	{"Diamond Rapids", "graniterapids"},
 	{"Granite Rapids", "graniterapids"},
 	{"Emerald Rapids", "emeraldrapids"},
 	{"Sapphire Rapids", "sapphirerapids"},
+	{"Sapphire Rapids or later", "sapphirerapids"},
+	{"Skylake-SP or later", "skylake-avx512"},
+	{"Haswell or later", "haswell"},
 	{"Ice Lake (server)", "icelake-server"},
 	{"Ice Lake (client)", "icelake-client"},
 	{"Tiger Lake", "tigerlake"}, {"Rocket Lake", "rocketlake"},
@@ -334,40 +338,45 @@ static const char *const older[][2] = {
 	{"ivybridge", "sandybridge"},
 };
 
-/* /proc/cpuinfo's vendor, family and model → lk_env_microarch. */
-static const char *host_uarch(void)
+/* /proc/cpuinfo's vendor, family, model and flags → lk_env_microarch_isa. */
+static void host_uarch(struct lk_microarch *u)
 {
-	char *text = NULL, vendor[32] = "";
+	char *text = NULL, *flags = NULL, vendor[32] = "";
 	unsigned family = 0, model = 0;
 	const char *p;
 	size_t len;
 	struct lk_ctx quiet;
 
 	lk_ctx_init(&quiet);
-	if (lk_file_read(&quiet, "/proc/cpuinfo", &text, &len))
-		return "unknown";
+	if (lk_file_read(&quiet, "/proc/cpuinfo", &text, &len)) {
+		lk_env_microarch_isa(NULL, 0, 0, NULL, u);
+		return;
+	}
 	if ((p = strstr(text, "vendor_id")))
 		sscanf(p, "vendor_id : %31s", vendor);
 	if ((p = strstr(text, "cpu family")))
 		sscanf(p, "cpu family : %u", &family);
 	if ((p = strstr(text, "\nmodel\t")))
 		sscanf(p, "\nmodel : %u", &model);
+	if ((p = strstr(text, "\nflags")) && (p = strchr(p, ':')))
+		flags = lk_strndup(p + 1, strcspn(p + 1, "\n"));
 	free(text);
-	return lk_env_microarch(vendor, family, model);
+	lk_env_microarch_isa(vendor, family, model, flags, u);
+	free(flags);
 }
 
 char *lk_mca_host_cpu(const struct lk_mca_install *m, size_t n)
 {
-	const char *uarch;
+	struct lk_microarch uarch;
 	size_t i;
 
-	for (i = 0; i < n; i++)
+	host_uarch(&uarch);
+	for (i = 0; i < n && !uarch.by_model; i++)
 		if (m[i].host_cpu && *m[i].host_cpu &&
 		    strcmp(m[i].host_cpu, "native"))
 			return lk_strdup(m[i].host_cpu);
-	uarch = host_uarch();
 	for (i = 0; i < LK_ARRAY_SIZE(uarch_cpu); i++)
-		if (!strcmp(uarch_cpu[i][0], uarch))
+		if (!strcmp(uarch_cpu[i][0], uarch.name))
 			return lk_strdup(uarch_cpu[i][1]);
 	return lk_strdup("");
 }

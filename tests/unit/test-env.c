@@ -261,11 +261,62 @@ Test(env, microarch)
 	cr_expect_str_eq(lk_env_microarch(NULL, 6, 0x8f), "unknown");
 }
 
+/* A hypervisor's model number against the ISA it lets the guest see. */
+Test(env, microarch_checked_against_isa)
+{
+	static const char spr[] = "fpu avx2 avx512f avx512_fp16 amx_tile";
+	static const struct {
+		const char *vendor;
+		unsigned family, model;
+		const char *flags, *name, *by_model, *flag;
+	} cases[] = {
+		/* this guest on 2026-12-02: model 0xa7, AMX and FP16 */
+		{ "GenuineIntel", 6, 0xa7, spr, "Sapphire Rapids or later",
+		  "Rocket Lake", "amx_tile" },
+		{ "GenuineIntel", 6, 0xa7, "avx2 avx512f", "Rocket Lake" },
+		{ "GenuineIntel", 6, 0xa7, "avx512fx amx_tilex xamx_tile",
+		  "Rocket Lake" }, /* whole words only */
+		{ "GenuineIntel", 6, 0xa7, NULL, "Rocket Lake" },
+		{ "GenuineIntel", 6, 0x5e, "avx2 avx512f",
+		  "Skylake-SP or later", "Skylake", "avx512f" },
+		{ "GenuineIntel", 6, 0x5e, spr, "Sapphire Rapids or later",
+		  "Skylake", "amx_tile" }, /* the newest flag names it */
+		{ "GenuineIntel", 6, 0x2a, "avx avx2", "Haswell or later",
+		  "Sandy Bridge", "avx2" },
+		{ "GenuineIntel", 6, 0x8f, spr, "Sapphire Rapids" },
+		{ "GenuineIntel", 6, 0xcf, spr, "Emerald Rapids" },
+		{ "AuthenticAMD", 0x19, 0x01, "avx2 avx512f", "Zen 4 or later",
+		  "Zen 3", "avx512f" },
+		{ "AuthenticAMD", 0x19, 0x11, "avx2 avx512f", "Zen 4" },
+		{ "AuthenticAMD", 0x19, 0x01, "avx2\tamx_tile", "Zen 3" },
+		{ "GenuineIntel", 6, 0x01, spr, "unknown" },
+	};
+	size_t i;
+
+	for (i = 0; i < LK_ARRAY_SIZE(cases); i++) {
+		struct lk_microarch u;
+
+		lk_env_microarch_isa(cases[i].vendor, cases[i].family,
+				     cases[i].model, cases[i].flags, &u);
+		cr_expect_str_eq(u.name, cases[i].name, "case %zu", i);
+		if (cases[i].by_model) {
+			cr_expect_str_eq(u.by_model ? u.by_model : "(null)",
+					 cases[i].by_model, "case %zu", i);
+			cr_expect_str_eq(u.flag ? u.flag : "(null)",
+					 cases[i].flag, "case %zu", i);
+		} else {
+			cr_expect_null(u.by_model, "case %zu", i);
+			cr_expect_null(u.flag, "case %zu", i);
+		}
+	}
+}
+
 /* ---- collection on the real machine ---- */
 
 static const char *const every_key[] = {
 	"loopkit.version", "date.utc", "host.name", "cpu.model", "cpu.vendor",
 	"cpu.family", "cpu.model_number", "cpu.stepping", "cpu.microarch",
+	"cpu.microarch.source",
 	"cpu.online", "cpu.online_list", "cpu.allowed", "cpu.isa", "cpu.isa.absent",
 	"tsc.hz", "tsc.ghz", "tsc.invariant", "tsc.known_freq", "clocksource",
 	"freq.governor", "freq.driver", "freq.turbo", "freq.pstate",
