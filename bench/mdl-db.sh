@@ -9,7 +9,11 @@
 # is now the least sample of the rounds), round 0 alone (what one
 # round, the method until 2026-12-01, gives), and at L2 the least of
 # only the 3 variants best at L1 (the selection until 2026-12-02, where
-# L2 now measures every L1 variant).
+# L2 now measures every L1 variant), and at L1 and L2 each run's least
+# sample at that run's own clock (its fastest reference), the median of
+# the rounds: for a machine whose clock moves from run to run (turbo
+# states; each build's are printed: clusters of the runs' clocks with
+# no gap over 0.2 %, those holding at least 2 % of the runs).
 #
 #   bench/mdl-db.sh [BUILD_DIR] [CLASS...]   (default: build, sse avx2)
 # KEEP=1 keeps the work directory (its path is printed).
@@ -103,6 +107,54 @@ def from_l1(db, c):
         if v:
             out[seed, "L2"] = min(v) * clock
     return out
+def own_clock(db, c):
+    # per seed at L1 and L2: each run's least sample at that run's own
+    # clock (its fastest reference), the median of the rounds (of two,
+    # the lower), the least over variants; and the runs' clocks
+    con = sqlite3.connect(db)
+    per, clocks = {}, []
+    for seed, level, var, ticks, clk in con.execute(
+            """SELECT s.value, l.value, v.id,
+                      (SELECT min(m.value) FROM samples m WHERE
+                       m.run_id = r.id AND m.metric = 'tsc' AND m.value > 0)
+                      / i.value,
+                      (SELECT max(c.raw / t.raw) FROM samples c JOIN samples t
+                       ON t.run_id = c.run_id AND t.process = c.process AND
+                          t.attempt = c.attempt AND t.idx = c.idx AND
+                          t.metric = 'ref_tsc'
+                       WHERE c.run_id = r.id AND c.metric = 'ref_cycles'
+                             AND t.raw > 0)
+               FROM variants v JOIN campaigns k ON k.id = v.campaign_id
+               JOIN variant_params s ON s.variant_id = v.id AND s.name = 'seed'
+               JOIN variant_params l ON l.variant_id = v.id AND l.name = 'level'
+               JOIN variant_params i ON i.variant_id = v.id
+                    AND i.name = 'iterations-per-step'
+               JOIN runs r ON r.variant_id = v.id
+                    AND r.status IN ('ok', 'unstable')
+               WHERE k.name = ? AND s.value NOT LIKE 'latency:%'""",
+            ("mdl-db:" + c,)):
+        if clk:
+            clocks.append(clk)
+        if ticks and clk and level in ("L1", "L2"):
+            per.setdefault((seed, level, var), []).append(ticks * clk)
+    out = {}
+    for (seed, level, var), v in per.items():
+        v = sorted(v)[(len(v) - 1) // 2]
+        out[seed, level] = min(out.get((seed, level), v), v)
+    return out, sorted(clocks)
+def states(clocks):
+    # the clock states the runs saw: runs of sorted clocks with no gap
+    # over 0.2 %, each holding >= 2 % of the runs (median, share)
+    out, i = [], 0
+    while i < len(clocks):
+        j = i + 1
+        while j < len(clocks) and clocks[j] <= clocks[j - 1] * 1.002:
+            j += 1
+        if j - i >= 0.02 * len(clocks):
+            out.append("%.3f %.0f %%" % (clocks[(i + j) // 2],
+                                         100.0 * (j - i) / len(clocks)))
+        i = j
+    return ", ".join(out)
 def agree(a, b, level):
     d = sorted((abs(b[k] / a[k] - 1), k[0]) for k in a
                if k[1] == level and k in b and a[k] > 0)
@@ -114,6 +166,10 @@ def agree(a, b, level):
 a, b, c = load(sys.argv[1]), load(sys.argv[2]), sys.argv[3]
 a0, b0 = runs(sys.argv[4], c, 1), runs(sys.argv[5], c, 1)
 am, bm = runs(sys.argv[4], c, 0), runs(sys.argv[5], c, 0)
+(ao, aclk), (bo, bclk) = own_clock(sys.argv[4], c), own_clock(sys.argv[5], c)
+for name, clk in (("a", aclk), ("b", bclk)):
+    print("%-6s build %s: the runs' clocks (fastest reference): %s" % (
+        c, name, states(clk)))
 for level in ("L1", "L2", "L3", "RAM"):
     now, base = agree(a, b, level), agree(a0, b0, level)
     med = agree(am, bm, level)
@@ -127,6 +183,11 @@ for level in ("L1", "L2", "L3", "RAM"):
         print("%-6s %-3s   median of the rounds' p25 figures: %2d of %2d; "
               "median %.1f %%, p90 %.1f %%" % (c, level, med[0], med[1],
                                              100 * med[2], 100 * med[3]))
+    own = agree(ao, bo, level)
+    if own:
+        print("%-6s %-3s   each run at its own clock, median of the rounds: "
+              "%2d of %2d; median %.1f %%, p90 %.1f %%" % (
+                  c, level, own[0], own[1], 100 * own[2], 100 * own[3]))
     if level == "L2":
         old = agree(from_l1(sys.argv[4], c), from_l1(sys.argv[5], c), level)
         if old:
