@@ -598,7 +598,9 @@ int lk_mdl_figure(struct lk_ctx *ctx, struct lk_store *s, int64_t variant_id,
  * runs) of the "cycles" figure per step divided by the unit's
  * iterations per step (tsc-calibrated cycles per canonical iteration;
  * at L1 and L2 each unit's least sample over its rounds, in TSC ticks at
- * the campaign's clock, source "tsc-least"),
+ * the campaign's clock, source "tsc-least"; where the campaign's runs
+ * show two clock states or more, the median over its rounds of each
+ * run's least sample at that run's state, the same source),
  * with the best unit's
  * unroll, bundles, variant and spread. A seed without an ok unit at a
  * level has no value there (flags "not-measured"). hash covers the

@@ -22,6 +22,8 @@
 double lk_quantile_sorted(const double *v, size_t n, double q);
 /* The same of unsorted values (a sorted copy; v is not changed). */
 double lk_quantile(const double *v, size_t n, double q);
+/* Sort n values ascending, in place. */
+void lk_sort_doubles(double *v, size_t n);
 /* Arithmetic mean; NaN when n is 0. */
 double lk_mean(const double *v, size_t n);
 

@@ -915,6 +915,20 @@ int lk_store_run_least_ticks(struct lk_ctx *ctx, struct lk_store *s,
 			     int64_t variant_id, const char *method,
 			     double *ticks);
 /*
+ * *clock: that same run's clock, core cycles per TSC tick: its fastest
+ * reference (the largest ref_cycles / ref_tsc of its samples); 0 when
+ * it has none.
+ */
+int lk_store_run_clock(struct lk_ctx *ctx, struct lk_store *s,
+		       int64_t variant_id, const char *method, double *clock);
+/*
+ * The clock of each of campaign's runs that has references (as
+ * lk_store_run_clock), ascending, in *v (n of them; caller frees).
+ */
+int lk_store_campaign_run_clocks(struct lk_ctx *ctx, struct lk_store *s,
+				 int64_t campaign_id, LK_GIVE double **v,
+				 size_t *n);
+/*
  * *ratio: the clock of campaign's runs, core cycles per TSC tick: the
  * 99th percentile over their samples of the reference chain's cycles
  * over its ticks (a neighbour or an interrupt only slows the chain, so

@@ -23,7 +23,8 @@ static const char db_usage[] =
 	"  show     print the latest database of each class: seed, features,\n"
 	"           value per level (cycles per canonical iteration from\n"
 	"           TSC ticks: at L1 and L2 the least sample at the build's\n"
-	"           clock, tsc-least; beyond, tsc-calibrated)\n"
+	"           clock, or at each run's own where the clock moves from\n"
+	"           run to run, tsc-least; beyond, tsc-calibrated)\n"
 	"  export   the same as CSV";
 static const char build_usage[] =
 	"[options]\n\n"
@@ -33,8 +34,9 @@ static const char show_usage[] =
 	"[options]\n\n"
 	"Print the latest database of each class: seed, features, value per\n"
 	"level (cycles per canonical iteration from TSC ticks: at L1 and L2\n"
-	"the least sample at the build's clock, tsc-least; beyond,\n"
-	"tsc-calibrated).";
+	"the least sample at the build's clock, or, where the clock moves\n"
+	"from run to run, the median of the rounds' least samples each at\n"
+	"its run's clock, tsc-least; beyond, tsc-calibrated).";
 static const char export_usage[] =
 	"[options]\n\n"
 	"The latest database of each class as CSV.";

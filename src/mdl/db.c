@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "loopkit/stats.h"
 #include "loopkit/toolchain.h"
 #include "mdl-int.h"
 
@@ -402,6 +403,13 @@ static double run_value(const struct lk_mdl_db_unit *u,
  * "Least samples at L1 and L2"). From L3 on, the data pass through memory that
  * other cores share too: a least sample there is a lucky one, and the
  * median of p25 figures agrees better.
+ *
+ * That holds while the core keeps one clock. Where the build's runs show
+ * two clock states or more (struct mdl_clock: a core that changes turbo
+ * state from process to process), one clock for the build counts a run
+ * in a slower state as slower: each round's least sample is taken at its
+ * own run's state instead, and the value is the median of the rounds
+ * (moving_figure; doc/loopkit-mdl.md, "A clock that moves").
  */
 struct round_run {
 	double value;
@@ -414,6 +422,62 @@ static int by_value(const void *a, const void *b)
 	double y = ((const struct round_run *)b)->value;
 
 	return (x > y) - (x < y);
+}
+
+/* The clock states (mdl-int.h, struct mdl_clock). */
+#define STATE_GAP 0.002
+#define STATE_SHARE 0.05
+#define STATE_SPAN 0.01
+#define STATE_RANGE 0.75
+#define STATE_SNAP 0.003 /* a run's clock this far above a state is it */
+
+void mdl_clock_states(const double *v, size_t n, struct mdl_clock *c)
+{
+	size_t i, j;
+	int k, m = 0;
+
+	c->nstates = 0;
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && v[j] <= v[j - 1] * (1 + STATE_GAP);
+		     j++)
+			;
+		if ((double)(j - i) >= STATE_SHARE * (double)n &&
+		    v[j - 1] <= v[i] * (1 + STATE_SPAN) &&
+		    c->nstates < MDL_CLOCK_STATES)
+			c->state[c->nstates++] =
+				v[i + (size_t)(0.9 * (double)(j - 1 - i))];
+	}
+	for (k = 0; k < c->nstates; k++)
+		if (c->state[k] >= STATE_RANGE * c->state[c->nstates - 1])
+			c->state[m++] = c->state[k];
+	c->nstates = m;
+}
+
+static int read_clock(struct lk_ctx *ctx, struct lk_store *s,
+		      int64_t campaign, struct mdl_clock *c)
+{
+	double *v = NULL;
+	size_t n = 0;
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	ret = lk_store_campaign_clock(ctx, s, campaign, &c->build);
+	if (!ret)
+		ret = lk_store_campaign_run_clocks(ctx, s, campaign, &v, &n);
+	if (!ret)
+		mdl_clock_states(v, n, c);
+	free(v);
+	return ret;
+}
+
+double mdl_clock_state_of(const struct mdl_clock *c, double own)
+{
+	int k;
+
+	for (k = 0; k < c->nstates; k++)
+		if (c->state[k] >= own * (1 - STATE_SNAP))
+			return c->state[k];
+	return own;
 }
 
 static int uses_least(enum lk_mdl_level level, double clock)
@@ -445,6 +509,39 @@ static int least_figure(struct lk_ctx *ctx, struct lk_store *s,
 	return 0;
 }
 
+/*
+ * With the clock moving (two states or more): each of the n runs' least
+ * sample at its own state, and the median of them (of two, the lower).
+ * A run may change state between its samples, so that its least sample
+ * is faster than its references say: the least of the runs would keep
+ * it, the median drops it.
+ */
+static int moving_figure(struct lk_ctx *ctx, struct lk_store *s,
+			 int64_t variant_id, const char *const *methods,
+			 int n, const struct mdl_clock *c,
+			 struct lk_run_figure *fig)
+{
+	double v[LK_MDL_DB_ROUNDS], ticks, own;
+	int r, m = 0, ret = 0;
+
+	for (r = 0; !ret && r < n && r < LK_MDL_DB_ROUNDS; r++) {
+		ret = lk_store_run_least_ticks(ctx, s, variant_id, methods[r],
+					       &ticks);
+		if (!ret)
+			ret = lk_store_run_clock(ctx, s, variant_id,
+						 methods[r], &own);
+		if (!ret && ticks > 0 && own > 0)
+			v[m++] = ticks * mdl_clock_state_of(c, own);
+	}
+	if (ret || !m)
+		return ret;
+	lk_sort_doubles(v, (size_t)m);
+	fig->value = v[(m - 1) / 2];
+	free(fig->source);
+	fig->source = lk_strdup("tsc-least");
+	return 0;
+}
+
 int lk_mdl_figure(struct lk_ctx *ctx, struct lk_store *s, int64_t variant_id,
 		  enum lk_mdl_level level, double clock,
 		  struct lk_run_figure *fig)
@@ -459,9 +556,10 @@ int lk_mdl_figure(struct lk_ctx *ctx, struct lk_store *s, int64_t variant_id,
 
 static int unit_value(struct lk_ctx *ctx, struct lk_store *s,
 		      const struct lk_mdl_db_plan *p,
-		      const struct lk_mdl_db_unit *u, double clock,
+		      const struct lk_mdl_db_unit *u, const struct mdl_clock *c,
 		      double *value, struct lk_run_figure *fig)
 {
+	double clock = c->build;
 	struct round_run run[LK_MDL_DB_ROUNDS] = {{0}};
 	const char *methods[LK_MDL_DB_ROUNDS];
 	int r, n = 0, ret = 0;
@@ -496,8 +594,10 @@ static int unit_value(struct lk_ctx *ctx, struct lk_store *s,
 		}
 	}
 	if (!ret && n && uses_least(u->level, clock)) {
-		ret = least_figure(ctx, s, u->variant_id, methods, n, clock,
-				   fig);
+		ret = c->nstates > 1 ? moving_figure(ctx, s, u->variant_id,
+						     methods, n, c, fig)
+				     : least_figure(ctx, s, u->variant_id,
+						    methods, n, clock, fig);
 		*value = ret ? 0 : run_value(u, fig);
 	}
 	return ret;
@@ -528,7 +628,7 @@ static int by_rank(const void *a, const void *b)
 static int plan_from(struct lk_ctx *ctx, struct lk_store *s,
 		     struct lk_mdl_db_plan *p, size_t *alloc, size_t seed,
 		     size_t nfrom, enum lk_mdl_level from, size_t keep,
-		     unsigned to, double clock)
+		     unsigned to, const struct mdl_clock *clock)
 {
 	struct ranked *r = lk_calloc(nfrom + 1, sizeof(*r));
 	size_t i, k, n = 0;
@@ -588,7 +688,7 @@ int lk_mdl_db_record(struct lk_ctx *ctx, struct lk_store *s,
 {
 	size_t alloc = p->nunits, first = p->nunits, i, keep;
 	enum lk_mdl_level from;
-	double clock = 0;
+	struct mdl_clock clock;
 	unsigned to;
 	int ret = 0;
 
@@ -596,10 +696,10 @@ int lk_mdl_db_record(struct lk_ctx *ctx, struct lk_store *s,
 		plan_phase0(p, &alloc);
 	else if (p->explore == LK_MDL_EXPLORE_DEFAULT &&
 		 (to = plan_phase(p, phase, &from, &keep)) &&
-		 !(ret = lk_store_campaign_clock(ctx, s, campaign, &clock)))
+		 !(ret = read_clock(ctx, s, campaign, &clock)))
 		for (i = 0; !ret && i < p->nseeds; i++)
 			ret = plan_from(ctx, s, p, &alloc, i, first, from,
-					keep, to, clock);
+					keep, to, &clock);
 	for (i = first; !ret && i < p->nunits; i++)
 		ret = record_unit(ctx, s, campaign, p, &p->units[i]);
 	*added = p->nunits - first;
@@ -611,7 +711,7 @@ int lk_mdl_db_record(struct lk_ctx *ctx, struct lk_store *s,
 static void keep_best(struct lk_ctx *ctx, struct lk_store *s,
 		      const struct lk_mdl_db_plan *p, size_t seed,
 		      enum lk_mdl_latency latency, enum lk_mdl_level level,
-		      double clock, struct lk_mdl_perf_row *r)
+		      const struct mdl_clock *clock, struct lk_mdl_perf_row *r)
 {
 	size_t i;
 
@@ -646,7 +746,8 @@ static void keep_best(struct lk_ctx *ctx, struct lk_store *s,
 static void collect_level(struct lk_ctx *ctx, struct lk_store *s,
 			  const struct lk_mdl_db_plan *p, size_t seed,
 			  enum lk_mdl_latency latency, enum lk_mdl_level level,
-			  double clock, struct lk_mdl_perf_row *r)
+			  const struct mdl_clock *clock,
+			  struct lk_mdl_perf_row *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->seed = lk_strdup(latency ? lk_mdl_latency_name(latency)
@@ -709,12 +810,12 @@ int lk_mdl_db_collect(struct lk_ctx *ctx, struct lk_store *s,
 		      int64_t campaign, struct lk_mdl_db_row *out)
 {
 	size_t i, n = 0;
-	double clock;
+	struct mdl_clock clock;
 	int l;
 
 	memset(out, 0, sizeof(*out));
-	if (lk_store_campaign_clock(ctx, s, campaign, &clock))
-		clock = 0;
+	if (read_clock(ctx, s, campaign, &clock))
+		memset(&clock, 0, sizeof(clock));
 	db_identity(p, method, out);
 	out->machine = lk_strdup("");
 	out->campaign_id = campaign;
@@ -731,12 +832,12 @@ int lk_mdl_db_collect(struct lk_ctx *ctx, struct lk_store *s,
 		for (l = LK_MDL_L1; l <= LK_MDL_RAM; l++)
 			if ((p->levels >> l) & 1)
 				collect_level(ctx, s, p, i, LK_MDL_LAT_NONE, l,
-					      clock, &out->perf[n++]);
+					      &clock, &out->perf[n++]);
 	}
 	for (i = 0; i < p->nunits; i++)
 		if (p->units[i].latency)
 			collect_level(ctx, s, p, SIZE_MAX, p->units[i].latency,
-				      LK_MDL_L1, clock, &out->perf[n++]);
+				      LK_MDL_L1, &clock, &out->perf[n++]);
 	out->nseeds = p->nseeds;
 	out->nperf = n;
 	lk_ctx_clear(ctx);

@@ -111,4 +111,32 @@ void mdl_walk_cycle(long chunks, long lanes, long *blocks, long *used);
  * visited of n: even lanes first, then the odd ones. */
 extern const char mdl_walk_lane_c[];
 
+/*
+ * The clocks a build's runs ran at (db.c; doc/loopkit-mdl.md, "A clock
+ * that moves"). build is the campaign's clock (lk_store_campaign_clock).
+ * state[] are the clocks its runs were seen at, ascending: clusters of
+ * the runs' own clocks (each run's fastest reference, lk_store_run_clock)
+ * with no gap over 0.2 %, each holding at least 5 % of the runs within
+ * 1 %, and none slower than 3/4 of the fastest; a state's clock is its
+ * cluster's 90th percentile. A core whose clock holds still shows one
+ * state, the runs whose references a neighbour slowed scattered below
+ * it; a core that changes turbo state from process to process shows
+ * several (a guest on 2026-12-02: 3.6 to 4.1 GHz in steps of 100 MHz,
+ * each run in one).
+ */
+#define MDL_CLOCK_STATES 16
+
+struct mdl_clock {
+	double build;
+	double state[MDL_CLOCK_STATES];
+	int nstates;
+};
+
+/* c's states from n run clocks v, ascending (c->build untouched). */
+void mdl_clock_states(const double *v, size_t n, struct mdl_clock *c);
+/* The state a run whose fastest reference read own ran at: the slowest
+ * state not below it (a neighbour only slows the reference); own when it
+ * is faster than every state. */
+double mdl_clock_state_of(const struct mdl_clock *c, double own);
+
 #endif

@@ -31,12 +31,17 @@ double lk_quantile_sorted(const double *v, size_t n, double q)
 	return v[lo] + frac * (v[lo + 1] - v[lo]);
 }
 
+void lk_sort_doubles(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+}
+
 static double *sorted_copy(const double *v, size_t n)
 {
 	double *s = lk_malloc(n * sizeof(*s));
 
 	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
+	lk_sort_doubles(s, n);
 	return s;
 }
 

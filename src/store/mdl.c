@@ -529,6 +529,80 @@ out:
 	return ret;
 }
 
+/* A run's reference pairs, as SQL over samples c (ref_cycles) joined to
+ * t (ref_tsc): one row per sample that has both. */
+#define REF_PAIRS                                                              \
+	" samples c JOIN samples t ON t.run_id = c.run_id AND t.metric ="     \
+	" 'ref_tsc' AND t.process = c.process AND t.attempt = c.attempt AND"  \
+	" t.idx = c.idx AND t.region IS c.region WHERE c.metric ="            \
+	" 'ref_cycles' AND t.raw > 0 AND c.raw > 0"
+/* The ids of campaign ?1's runs. */
+#define CAMPAIGN_RUNS                                                          \
+	" (SELECT r.id FROM runs r JOIN variants v ON v.id = r.variant_id"    \
+	" WHERE v.campaign_id = ?1)"
+
+int lk_store_run_clock(struct lk_ctx *ctx, struct lk_store *s,
+		       int64_t variant_id, const char *method, double *clock)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, ret = store_prepare(ctx, s, "SELECT MAX(c.raw / t.raw) FROM"
+				    REF_PAIRS " AND c.run_id = " LATEST_RUN,
+				    &st);
+
+	*clock = 0;
+	if (ret)
+		return ret;
+	if (sqlite3_bind_int64(st, 1, variant_id) ||
+	    (method ? store_bind_text(st, 2, method)
+		    : sqlite3_bind_null(st, 2))) {
+		ret = store_fail(ctx, s, "cannot bind the run's variant");
+		goto out;
+	}
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*clock = sqlite3_column_double(st, 0);
+	else if (rc != SQLITE_DONE)
+		ret = store_fail(ctx, s, "cannot read the references of "
+				 "variant %lld", (long long)variant_id);
+out:
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int lk_store_campaign_run_clocks(struct lk_ctx *ctx, struct lk_store *s,
+				 int64_t campaign_id, double **v, size_t *n)
+{
+	sqlite3_stmt *st = NULL;
+	size_t alloc = 0;
+	int rc, ret = store_prepare(ctx, s, "SELECT MAX(c.raw / t.raw) AS q"
+				    " FROM" REF_PAIRS " AND c.run_id IN"
+				    CAMPAIGN_RUNS " GROUP BY c.run_id ORDER BY"
+				    " q", &st);
+
+	*v = NULL;
+	*n = 0;
+	if (ret)
+		return ret;
+	if (sqlite3_bind_int64(st, 1, campaign_id)) {
+		ret = store_fail(ctx, s, "cannot bind the campaign");
+		goto out;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		LK_GROW(*v, *n + 1, alloc);
+		(*v)[(*n)++] = sqlite3_column_double(st, 0);
+	}
+	if (rc != SQLITE_DONE) {
+		ret = store_fail(ctx, s, "cannot read the references of "
+				 "campaign %lld", (long long)campaign_id);
+		free(*v);
+		*v = NULL;
+		*n = 0;
+	}
+out:
+	sqlite3_finalize(st);
+	return ret;
+}
+
 int lk_store_campaign_clock(struct lk_ctx *ctx, struct lk_store *s,
 			    int64_t campaign_id, double *ratio)
 {
@@ -536,15 +610,8 @@ int lk_store_campaign_clock(struct lk_ctx *ctx, struct lk_store *s,
 	double *v = NULL;
 	size_t n = 0, alloc = 0;
 	int rc, ret = store_prepare(ctx, s, "SELECT c.raw / t.raw AS q FROM"
-				    " variants v JOIN runs r ON r.variant_id"
-				    " = v.id JOIN samples c ON c.run_id = r.id"
-				    " AND c.metric = 'ref_cycles' JOIN samples"
-				    " t ON t.run_id = r.id AND t.metric ="
-				    " 'ref_tsc' AND t.process = c.process AND"
-				    " t.attempt = c.attempt AND t.idx = c.idx"
-				    " AND t.region IS c.region WHERE"
-				    " v.campaign_id = ?1 AND t.raw > 0 AND"
-				    " c.raw > 0 ORDER BY q", &st);
+				    REF_PAIRS " AND c.run_id IN" CAMPAIGN_RUNS
+				    " ORDER BY q", &st);
 
 	*ratio = 0;
 	if (ret)

@@ -242,8 +242,9 @@ Test(store_mdl, run_figure)
 
 /*
  * The least sample of a run (its "cycles" region only, every process
- * and attempt) and a campaign's clock (the 99th percentile of its
- * samples' reference ratio: one odd fast reading in 101 is left out).
+ * and attempt), a campaign's clock (the 99th percentile of its
+ * samples' reference ratio: one odd fast reading in 101 is left out),
+ * a run's own clock (its fastest reference) and the campaign's runs'.
  */
 Test(store_mdl, run_least_ticks_and_campaign_clock)
 {
@@ -256,7 +257,7 @@ Test(store_mdl, run_least_ticks_and_campaign_clock)
 	struct lk_sample_rec sm[2 * 101 + 4];
 	struct lk_run_rec r;
 	int64_t campaign, other, variant;
-	double ticks, clock;
+	double ticks, clock, *clocks;
 	size_t n = 0;
 	int i;
 
@@ -301,6 +302,31 @@ Test(store_mdl, run_least_ticks_and_campaign_clock)
 	cr_assert_float_eq(clock, 1.099, 1e-9, "%g", clock);
 	cr_assert_eq(lk_store_campaign_clock(&ctx, s, other, &clock), 0);
 	cr_assert_eq(clock, 0);
+	/* The run's own clock is its fastest reference, the odd one too. */
+	cr_assert_eq(lk_store_run_clock(&ctx, s, variant, NULL, &clock), 0,
+		     "%s", ctx.msg);
+	cr_assert_float_eq(clock, 2, 1e-12, "%g", clock);
+	cr_assert_eq(lk_store_run_clock(&ctx, s, variant, "m;round=1",
+					&clock), 0);
+	cr_assert_eq(clock, 0);
+	/* A second run, its fastest at 1.5: one clock per run, ascending. */
+	r.method_hash = "m2";
+	r.method = "m;round=1";
+	r.nsamples = 2;
+	sm[0] = (struct lk_sample_rec){0, 0, "mdl", 0, 4, "ref_cycles", 3000,
+				       3000};
+	sm[1] = (struct lk_sample_rec){0, 0, "mdl", 0, 4, "ref_tsc", 2000, 0};
+	cr_assert_eq(lk_store_run_put(&ctx, s, &r, NULL), 0, "%s", ctx.msg);
+	cr_assert_eq(lk_store_campaign_run_clocks(&ctx, s, campaign, &clocks,
+						  &n), 0, "%s", ctx.msg);
+	cr_assert_eq(n, 2);
+	cr_assert_float_eq(clocks[0], 1.5, 1e-12);
+	cr_assert_float_eq(clocks[1], 2, 1e-12);
+	free(clocks);
+	cr_assert_eq(lk_store_campaign_run_clocks(&ctx, s, other, &clocks,
+						  &n), 0);
+	cr_assert_eq(n, 0);
+	free(clocks);
 	lk_store_close(s);
 }
 
