@@ -9,7 +9,10 @@
 # is now the least sample of the rounds), round 0 alone (what one
 # round, the method until 2026-12-01, gives), and at L2 the least of
 # only the 3 variants best at L1 (the selection until 2026-12-02, where
-# L2 now measures every L1 variant), and at L1 and L2 each run's least
+# L2 now measures every L1 variant), at L1 and L2 the least sample of a
+# variant's rounds at the build's clock (the value until 2026-12-02
+# 14:20, where a clock that moves is now counted per run), and each
+# run's least
 # sample at that run's own clock (its fastest reference), the median of
 # the rounds: for a machine whose clock moves from run to run (turbo
 # states; each build's are printed: clusters of the runs' clocks with
@@ -66,7 +69,7 @@ def runs(db, c, only_round0):
         k = (seed, level)
         out[k] = min(out.get(k, v), v)
     return out
-def from_l1(db, c):
+def from_l1(db, c, everything=False):
     # per seed, L2's value from only the 3 distinct variants fastest at
     # L1 (by their least samples): the least sample at the build's clock
     con = sqlite3.connect(db)
@@ -94,6 +97,8 @@ def from_l1(db, c):
                      AND s.value NOT LIKE 'latency:%'
                GROUP BY v.id""", ("mdl-db:" + c,)):
         least.setdefault((seed, level), {})[(u, bu)] = v
+    if everything:
+        return {k: min(v.values()) * clock for k, v in least.items()}
     out = {}
     for (seed, level), l1 in least.items():
         if level != "L1" or (seed, "L2") not in least:
@@ -142,6 +147,11 @@ def own_clock(db, c):
         v = sorted(v)[(len(v) - 1) // 2]
         out[seed, level] = min(out.get((seed, level), v), v)
     return out, sorted(clocks)
+def build_clock(db, c):
+    # per seed at L1 and L2: the least sample of all of a variant's
+    # rounds at the build's clock (p99 of every reference), the least
+    # over variants
+    return from_l1(db, c, everything=True)
 def states(clocks):
     # the clock states the runs saw: runs of sorted clocks with no gap
     # over 0.2 %, each holding >= 2 % of the runs (median, share)
@@ -183,6 +193,12 @@ for level in ("L1", "L2", "L3", "RAM"):
         print("%-6s %-3s   median of the rounds' p25 figures: %2d of %2d; "
               "median %.1f %%, p90 %.1f %%" % (c, level, med[0], med[1],
                                              100 * med[2], 100 * med[3]))
+    if level in ("L1", "L2"):
+        bc = agree(build_clock(sys.argv[4], c), build_clock(sys.argv[5], c),
+                   level)
+        print("%-6s %-3s   the least sample at the build's clock (the value "
+              "until 2026-12-02 14:20): %2d of %2d; median %.1f %%, p90 "
+              "%.1f %%" % (c, level, bc[0], bc[1], 100 * bc[2], 100 * bc[3]))
     own = agree(ao, bo, level)
     if own:
         print("%-6s %-3s   each run at its own clock, median of the rounds: "
