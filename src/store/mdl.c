@@ -496,20 +496,16 @@ void lk_mdl_eval_rows_free(struct lk_mdl_eval_row *rows, size_t n)
 	"(SELECT r.id FROM runs r WHERE r.variant_id = ?1 AND (?2 IS NULL"    \
 	" OR r.method = ?2) ORDER BY r.finished DESC, r.id DESC LIMIT 1)"
 
-int lk_store_run_least_ticks(struct lk_ctx *ctx, struct lk_store *s,
-			     int64_t variant_id, const char *method,
-			     double *ticks)
+/* One number about variant_id's run under method (NULL: the latest), by
+ * sql (?1 variant, ?2 method) into *out; 0 when the query has none. */
+static int run_number(struct lk_ctx *ctx, struct lk_store *s, const char *sql,
+		      int64_t variant_id, const char *method, const char *what,
+		      double *out)
 {
 	sqlite3_stmt *st = NULL;
-	int rc, ret = store_prepare(ctx, s, "SELECT MIN(m.value) FROM"
-				    " samples m WHERE m.run_id = " LATEST_RUN
-				    " AND m.metric = 'tsc' AND m.value > 0"
-				    " AND m.region IS (SELECT x.region FROM"
-				    " results x WHERE x.run_id = m.run_id AND"
-				    " x.metric = 'cycles' ORDER BY x.position"
-				    " LIMIT 1)", &st);
+	int rc, ret = store_prepare(ctx, s, sql, &st);
 
-	*ticks = 0;
+	*out = 0;
 	if (ret)
 		return ret;
 	if (sqlite3_bind_int64(st, 1, variant_id) ||
@@ -520,13 +516,25 @@ int lk_store_run_least_ticks(struct lk_ctx *ctx, struct lk_store *s,
 	}
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
-		*ticks = sqlite3_column_double(st, 0);
+		*out = sqlite3_column_double(st, 0);
 	else if (rc != SQLITE_DONE)
-		ret = store_fail(ctx, s, "cannot read the samples of variant "
-				 "%lld", (long long)variant_id);
+		ret = store_fail(ctx, s, "cannot read the %s of variant %lld",
+				 what, (long long)variant_id);
 out:
 	sqlite3_finalize(st);
 	return ret;
+}
+
+int lk_store_run_least_ticks(struct lk_ctx *ctx, struct lk_store *s,
+			     int64_t variant_id, const char *method,
+			     double *ticks)
+{
+	return run_number(ctx, s, "SELECT MIN(m.value) FROM samples m WHERE"
+			  " m.run_id = " LATEST_RUN " AND m.metric = 'tsc'"
+			  " AND m.value > 0 AND m.region IS (SELECT x.region"
+			  " FROM results x WHERE x.run_id = m.run_id AND"
+			  " x.metric = 'cycles' ORDER BY x.position LIMIT 1)",
+			  variant_id, method, "samples", ticks);
 }
 
 /* A run's reference pairs, as SQL over samples c (ref_cycles) joined to
@@ -544,29 +552,9 @@ out:
 int lk_store_run_clock(struct lk_ctx *ctx, struct lk_store *s,
 		       int64_t variant_id, const char *method, double *clock)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, ret = store_prepare(ctx, s, "SELECT MAX(c.raw / t.raw) FROM"
-				    REF_PAIRS " AND c.run_id = " LATEST_RUN,
-				    &st);
-
-	*clock = 0;
-	if (ret)
-		return ret;
-	if (sqlite3_bind_int64(st, 1, variant_id) ||
-	    (method ? store_bind_text(st, 2, method)
-		    : sqlite3_bind_null(st, 2))) {
-		ret = store_fail(ctx, s, "cannot bind the run's variant");
-		goto out;
-	}
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*clock = sqlite3_column_double(st, 0);
-	else if (rc != SQLITE_DONE)
-		ret = store_fail(ctx, s, "cannot read the references of "
-				 "variant %lld", (long long)variant_id);
-out:
-	sqlite3_finalize(st);
-	return ret;
+	return run_number(ctx, s, "SELECT MAX(c.raw / t.raw) FROM" REF_PAIRS
+			  " AND c.run_id = " LATEST_RUN, variant_id, method,
+			  "references", clock);
 }
 
 int lk_store_campaign_run_clocks(struct lk_ctx *ctx, struct lk_store *s,
