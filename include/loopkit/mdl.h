@@ -600,7 +600,7 @@ int lk_mdl_figure(struct lk_ctx *ctx, struct lk_store *s, int64_t variant_id,
  * at L1 and L2 each unit's least sample over its rounds, in TSC ticks at
  * the campaign's clock, source "tsc-least"; where the campaign's runs
  * show two clock states or more, the median over its rounds of each
- * run's least sample at that run's state, the same source),
+ * run's least sample at that run's own clock, the same source),
  * with the best unit's
  * unroll, bundles, variant and spread. A seed without an ok unit at a
  * level has no value there (flags "not-measured"). hash covers the

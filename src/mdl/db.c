@@ -408,7 +408,7 @@ static double run_value(const struct lk_mdl_db_unit *u,
  * two clock states or more (struct mdl_clock: a core that changes turbo
  * state from process to process), one clock for the build counts a run
  * in a slower state as slower: each round's least sample is taken at its
- * own run's state instead, and the value is the median of the rounds
+ * own run's clock instead, and the value is the median of the rounds
  * (moving_figure; doc/loopkit-mdl.md, "A clock that moves").
  */
 struct round_run {
@@ -429,7 +429,6 @@ static int by_value(const void *a, const void *b)
 #define STATE_SHARE 0.05
 #define STATE_SPAN 0.01
 #define STATE_RANGE 0.75
-#define STATE_SNAP 0.003 /* a run's clock this far above a state is it */
 
 void mdl_clock_states(const double *v, size_t n, struct mdl_clock *c)
 {
@@ -470,16 +469,6 @@ static int read_clock(struct lk_ctx *ctx, struct lk_store *s,
 	return ret;
 }
 
-double mdl_clock_state_of(const struct mdl_clock *c, double own)
-{
-	int k;
-
-	for (k = 0; k < c->nstates; k++)
-		if (c->state[k] >= own * (1 - STATE_SNAP))
-			return c->state[k];
-	return own;
-}
-
 static int uses_least(enum lk_mdl_level level, double clock)
 {
 	return clock > 0 && level <= LK_MDL_L2;
@@ -511,15 +500,14 @@ static int least_figure(struct lk_ctx *ctx, struct lk_store *s,
 
 /*
  * With the clock moving (two states or more): each of the n runs' least
- * sample at its own state, and the median of them (of two, the lower).
- * A run may change state between its samples, so that its least sample
- * is faster than its references say: the least of the runs would keep
- * it, the median drops it.
+ * sample at its own clock (its fastest reference), and the median of
+ * them (of two, the lower). A run may change state between its
+ * samples, so that its least sample is faster than its references say:
+ * the least of the runs would keep it, the median drops it.
  */
 static int moving_figure(struct lk_ctx *ctx, struct lk_store *s,
 			 int64_t variant_id, const char *const *methods,
-			 int n, const struct mdl_clock *c,
-			 struct lk_run_figure *fig)
+			 int n, struct lk_run_figure *fig)
 {
 	double v[LK_MDL_DB_ROUNDS], ticks, own;
 	int r, m = 0, ret = 0;
@@ -531,7 +519,7 @@ static int moving_figure(struct lk_ctx *ctx, struct lk_store *s,
 			ret = lk_store_run_clock(ctx, s, variant_id,
 						 methods[r], &own);
 		if (!ret && ticks > 0 && own > 0)
-			v[m++] = ticks * mdl_clock_state_of(c, own);
+			v[m++] = ticks * own;
 	}
 	if (ret || !m)
 		return ret;
@@ -595,7 +583,7 @@ static int unit_value(struct lk_ctx *ctx, struct lk_store *s,
 	}
 	if (!ret && n && uses_least(u->level, clock)) {
 		ret = c->nstates > 1 ? moving_figure(ctx, s, u->variant_id,
-						     methods, n, c, fig)
+						     methods, n, fig)
 				     : least_figure(ctx, s, u->variant_id,
 						    methods, n, clock, fig);
 		*value = ret ? 0 : run_value(u, fig);

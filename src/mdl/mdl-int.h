@@ -132,11 +132,8 @@ struct mdl_clock {
 	int nstates;
 };
 
-/* c's states from n run clocks v, ascending (c->build untouched). */
+/* c's states from n run clocks v, ascending (c->build untouched). With
+ * two or more, the database counts each run at its own clock (db.c). */
 void mdl_clock_states(const double *v, size_t n, struct mdl_clock *c);
-/* The state a run whose fastest reference read own ran at: the slowest
- * state not below it (a neighbour only slows the reference); own when it
- * is faster than every state. */
-double mdl_clock_state_of(const struct mdl_clock *c, double own);
 
 #endif

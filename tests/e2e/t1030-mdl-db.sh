@@ -52,7 +52,7 @@ PY
 # reference) show one state, the least of the three at the build's
 # clock (the 99th percentile of every sample's reference ratio); where
 # they show two or more (a core that changes turbo state from run to
-# run), each run's least at its state, the median of the three
+# run), each run's least at its own clock, the median of the three
 # (src/mdl/db.c, mdl-int.h's struct mdl_clock).
 sqlite3 d/store.db "SELECT p.name, p.level, p.value, x.value /
 	(SELECT vp.value FROM variant_params vp
@@ -103,14 +103,12 @@ while i < len(c):
         states.append(c[i + int(0.9 * (j - 1 - i))])
     i = j
 states = [x for x in states if x >= 0.75 * states[-1]]
-def state(own):
-    return next((x for x in states if x >= own * 0.997), own)
 for (seed, level, value), v in runs.items():
     assert len(v) == (3 if level == "L1" else 1), runs
     if level != "L1":
         want = sorted(x for x, _, _ in v)[(len(v) - 1) // 2]
     elif len(states) > 1:
-        want = sorted(t * state(o) for _, t, o in v)[(len(v) - 1) // 2]
+        want = sorted(t * o for _, t, o in v)[(len(v) - 1) // 2]
     else:
         want = min(t for _, t, _ in v) * clock
     assert abs(value / want - 1) < 1e-9, (seed, level, value, want, states)
