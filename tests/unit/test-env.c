@@ -273,23 +273,26 @@ Test(env, microarch_checked_against_isa)
 		/* this guest on 2026-12-02: model 0xa7, AMX and FP16 */
 		{ "GenuineIntel", 6, 0xa7, spr, "Sapphire Rapids or later",
 		  "Rocket Lake", "amx_tile" },
-		{ "GenuineIntel", 6, 0xa7, "avx2 avx512f", "Rocket Lake" },
+		{ "GenuineIntel", 6, 0xa7, "avx2 avx512f",
+		  "Rocket Lake", NULL, NULL },
 		{ "GenuineIntel", 6, 0xa7, "avx512fx amx_tilex xamx_tile",
-		  "Rocket Lake" }, /* whole words only */
-		{ "GenuineIntel", 6, 0xa7, NULL, "Rocket Lake" },
+		  "Rocket Lake", NULL, NULL }, /* whole words only */
+		{ "GenuineIntel", 6, 0xa7, NULL, "Rocket Lake", NULL, NULL },
 		{ "GenuineIntel", 6, 0x5e, "avx2 avx512f",
 		  "Skylake-SP or later", "Skylake", "avx512f" },
 		{ "GenuineIntel", 6, 0x5e, spr, "Sapphire Rapids or later",
 		  "Skylake", "amx_tile" }, /* the newest flag names it */
 		{ "GenuineIntel", 6, 0x2a, "avx avx2", "Haswell or later",
 		  "Sandy Bridge", "avx2" },
-		{ "GenuineIntel", 6, 0x8f, spr, "Sapphire Rapids" },
-		{ "GenuineIntel", 6, 0xcf, spr, "Emerald Rapids" },
+		{ "GenuineIntel", 6, 0x8f, spr, "Sapphire Rapids", NULL, NULL },
+		{ "GenuineIntel", 6, 0xcf, spr, "Emerald Rapids", NULL, NULL },
 		{ "AuthenticAMD", 0x19, 0x01, "avx2 avx512f", "Zen 4 or later",
 		  "Zen 3", "avx512f" },
-		{ "AuthenticAMD", 0x19, 0x11, "avx2 avx512f", "Zen 4" },
-		{ "AuthenticAMD", 0x19, 0x01, "avx2\tamx_tile", "Zen 3" },
-		{ "GenuineIntel", 6, 0x01, spr, "unknown" },
+		{ "AuthenticAMD", 0x19, 0x11, "avx2 avx512f",
+		  "Zen 4", NULL, NULL },
+		{ "AuthenticAMD", 0x19, 0x01, "avx2\tamx_tile",
+		  "Zen 3", NULL, NULL },
+		{ "GenuineIntel", 6, 0x01, spr, "unknown", NULL, NULL },
 	};
 	size_t i;
 
