@@ -557,15 +557,15 @@ int lk_store_run_clock(struct lk_ctx *ctx, struct lk_store *s,
 			  "references", clock);
 }
 
-int lk_store_campaign_run_clocks(struct lk_ctx *ctx, struct lk_store *s,
-				 int64_t campaign_id, double **v, size_t *n)
+/* The numbers sql (?1 the campaign) gives, in its order, into *v (n of
+ * them; caller frees, NULL and 0 on error). */
+static int campaign_numbers(struct lk_ctx *ctx, struct lk_store *s,
+			    const char *sql, int64_t campaign_id, double **v,
+			    size_t *n)
 {
 	sqlite3_stmt *st = NULL;
 	size_t alloc = 0;
-	int rc, ret = store_prepare(ctx, s, "SELECT MAX(c.raw / t.raw) AS q"
-				    " FROM" REF_PAIRS " AND c.run_id IN"
-				    CAMPAIGN_RUNS " GROUP BY c.run_id ORDER BY"
-				    " q", &st);
+	int rc, ret = store_prepare(ctx, s, sql, &st);
 
 	*v = NULL;
 	*n = 0;
@@ -591,34 +591,25 @@ out:
 	return ret;
 }
 
+int lk_store_campaign_run_clocks(struct lk_ctx *ctx, struct lk_store *s,
+				 int64_t campaign_id, double **v, size_t *n)
+{
+	return campaign_numbers(ctx, s, "SELECT MAX(c.raw / t.raw) AS q FROM"
+				REF_PAIRS " AND c.run_id IN" CAMPAIGN_RUNS
+				" GROUP BY c.run_id ORDER BY q", campaign_id,
+				v, n);
+}
+
 int lk_store_campaign_clock(struct lk_ctx *ctx, struct lk_store *s,
 			    int64_t campaign_id, double *ratio)
 {
-	sqlite3_stmt *st = NULL;
-	double *v = NULL;
-	size_t n = 0, alloc = 0;
-	int rc, ret = store_prepare(ctx, s, "SELECT c.raw / t.raw AS q FROM"
-				    REF_PAIRS " AND c.run_id IN" CAMPAIGN_RUNS
-				    " ORDER BY q", &st);
+	double *v;
+	size_t n;
+	int ret = campaign_numbers(ctx, s, "SELECT c.raw / t.raw AS q FROM"
+				   REF_PAIRS " AND c.run_id IN" CAMPAIGN_RUNS
+				   " ORDER BY q", campaign_id, &v, &n);
 
-	*ratio = 0;
-	if (ret)
-		return ret;
-	if (sqlite3_bind_int64(st, 1, campaign_id)) {
-		ret = store_fail(ctx, s, "cannot bind the campaign");
-		goto out;
-	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		LK_GROW(v, n + 1, alloc);
-		v[n++] = sqlite3_column_double(st, 0);
-	}
-	if (rc != SQLITE_DONE)
-		ret = store_fail(ctx, s, "cannot read the references of "
-				 "campaign %lld", (long long)campaign_id);
-	else if (n)
-		*ratio = v[(size_t)(0.99 * (double)(n - 1))];
-out:
+	*ratio = !ret && n ? v[(size_t)(0.99 * (double)(n - 1))] : 0;
 	free(v);
-	sqlite3_finalize(st);
 	return ret;
 }
