@@ -3,9 +3,11 @@
 # kernel-2u, and (t(2U) - t(U)) / U is stored as the run's row
 # cycles/copy, source n/2n:<cycles source>. For U = 100 the two differ
 # by the per-call overhead the difference removes: at most 2 % of the
-# call, or 2 cycles a call where the body is faster than a cycle (Golden
-# Cove folds an `add $1` chain at rename: 0.18 cycles a copy plain, 0.17
-# by n/2n, on the Emerald Rapids guest); for U = 5 the plain figure carries the per-call overhead
+# call, or 5 cycles a call where the body is faster than a cycle (Golden
+# Cove folds an `add $1` chain at rename, and the call's fixed part does
+# not fold: 0.18 cycles a copy plain, 0.17 by n/2n, 1 cycle a call, on
+# the Emerald Rapids guest; 0.190 and 0.159, 3.1 cycles a call, on a
+# Sapphire Rapids-class guest, 2026-12-02); for U = 5 the plain figure carries the per-call overhead
 # (the zeroing AND alone is one cycle of the chain a call: 20 % of five
 # adds) and the difference does not. On Zen 3 and 4 the difference is
 # the latency within 5 % (the table and sources of t1200).
@@ -30,7 +32,7 @@ plain, diff = r["cycles_per_iteration"], r["difference_cycles_per_iteration"]
 print("unroll %d %-34s plain %.3f n/2n %.3f" % (u, insn, plain, diff))
 assert r["status"] == "ok" and r["difference_source"] == "n/2n:" + r["source"], r
 if u >= 100:
-    assert abs(plain - diff) * u <= max(2.0, 0.02 * plain * u), \
+    assert abs(plain - diff) * u <= max(5.0, 0.02 * plain * u), \
         "plain and n/2n differ"
 else:
     # At least half of the zeroing's cycle a call removed.
