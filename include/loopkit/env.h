@@ -59,6 +59,10 @@ struct lk_microarch {
 void lk_env_microarch_isa(const char *vendor, unsigned family,
 			  unsigned model, const char *flags,
 			  struct lk_microarch *out);
+/* This CPU's, as `loopkit env` reports it (cpu.microarch): its cpuid
+ * and /proc/cpuinfo's flags (under $LOOPKIT_SYSROOT). Cheap: no other
+ * probe runs. */
+void lk_env_host_microarch(struct lk_microarch *out);
 
 /*
  * The L1 data cache size in bytes that lk_env_collect() reports as

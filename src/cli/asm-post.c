@@ -196,17 +196,10 @@ static long op_cache_ops(const char *uarch)
 
 static char *host_uarch(void)
 {
-	struct lk_env env = {NULL, 0, 0};
-	struct lk_ctx quiet;
-	const char *u;
-	char *out;
+	struct lk_microarch u;
 
-	lk_ctx_init(&quiet);
-	lk_env_collect(&quiet, &env, 0);
-	u = lk_env_get(&env, "cpu.microarch");
-	out = lk_strdup(u ? u : "unknown");
-	lk_env_release(&env);
-	return out;
+	lk_env_host_microarch(&u);
+	return lk_strdup(u.name);
 }
 
 /* Warn when the kernel of copies x insns instructions, bytes long,

@@ -726,6 +726,17 @@ static void probe_compilers(struct probe *p)
 	set_take(p->env, "compiler.clang", compiler_version("clang"));
 }
 
+void lk_env_host_microarch(struct lk_microarch *out)
+{
+	struct cpu_id id;
+	char *flags = cpuinfo_flags();
+
+	read_cpuid(&id);
+	lk_env_microarch_isa(id.vendor[0] ? id.vendor : NULL, id.family,
+			     id.model, flags, out);
+	free(flags);
+}
+
 /* In report order: identity, clocks, frequency policy, topology, ... */
 static void (*const probes[])(struct probe *) = {
 	probe_loopkit, probe_cpu,  probe_tsc,  probe_core,

@@ -338,39 +338,12 @@ static const char *const older[][2] = {
 	{"ivybridge", "sandybridge"},
 };
 
-/* /proc/cpuinfo's vendor, family, model and flags → lk_env_microarch_isa. */
-static void host_uarch(struct lk_microarch *u)
-{
-	char *text = NULL, *flags = NULL, vendor[32] = "";
-	unsigned family = 0, model = 0;
-	const char *p;
-	size_t len;
-	struct lk_ctx quiet;
-
-	lk_ctx_init(&quiet);
-	if (lk_file_read(&quiet, "/proc/cpuinfo", &text, &len)) {
-		lk_env_microarch_isa(NULL, 0, 0, NULL, u);
-		return;
-	}
-	if ((p = strstr(text, "vendor_id")))
-		sscanf(p, "vendor_id : %31s", vendor);
-	if ((p = strstr(text, "cpu family")))
-		sscanf(p, "cpu family : %u", &family);
-	if ((p = strstr(text, "\nmodel\t")))
-		sscanf(p, "\nmodel : %u", &model);
-	if ((p = strstr(text, "\nflags")) && (p = strchr(p, ':')))
-		flags = lk_strndup(p + 1, strcspn(p + 1, "\n"));
-	free(text);
-	lk_env_microarch_isa(vendor, family, model, flags, u);
-	free(flags);
-}
-
 char *lk_mca_host_cpu(const struct lk_mca_install *m, size_t n)
 {
 	struct lk_microarch uarch;
 	size_t i;
 
-	host_uarch(&uarch);
+	lk_env_host_microarch(&uarch);
 	for (i = 0; i < n && !uarch.by_model; i++)
 		if (m[i].host_cpu && *m[i].host_cpu &&
 		    strcmp(m[i].host_cpu, "native"))
