@@ -581,16 +581,41 @@ int lk_mdl_db_record(struct lk_ctx *ctx, struct lk_store *s,
 		     int64_t campaign, struct lk_mdl_db_plan *p, int phase,
 		     size_t *added);
 /*
+ * The clocks a campaign's runs ran at, in core cycles per TSC tick
+ * (doc/loopkit-mdl.md, "A clock that moves"). build is the campaign's
+ * clock (lk_store_campaign_clock). state[] are the clocks its runs were
+ * seen at, ascending: clusters of the runs' own clocks (each run's
+ * fastest reference, lk_store_run_clock) with no gap over 0.2 %, each
+ * holding at least 5 % of the runs within 1 %, and none slower than 3/4
+ * of the fastest; a state's clock is its cluster's 90th percentile. A
+ * core whose clock holds still shows one state, the runs whose
+ * references a neighbour slowed scattered below it; a core that changes
+ * turbo state from process to process shows several (a guest on
+ * 2026-12-02: 3.6 to 4.1 GHz in steps of 100 MHz, each run in one).
+ */
+#define LK_MDL_CLOCK_STATES 16
+
+struct lk_mdl_clock {
+	double build;
+	double state[LK_MDL_CLOCK_STATES];
+	int nstates;
+};
+
+/* campaign's clocks into *c (all zero when it has no references). */
+int lk_mdl_clock_read(struct lk_ctx *ctx, struct lk_store *s,
+		      int64_t campaign, struct lk_mdl_clock *c);
+/*
  * The figure of variant_id's latest run (lk_store_run_figure's
  * "cycles") as the database counts its units': at L1 and L2, with a
- * clock (lk_store_campaign_clock of the run's campaign, > 0), the value
- * becomes the least sample's TSC ticks per step at that clock and the
- * source "tsc-least" (db.c, unit_value, says why), so that a replay is
- * measured as the seeds it is predicted from. Otherwise, or when the run
- * has no samples, the run's figure as it is.
+ * clock (lk_mdl_clock_read of the run's campaign, build > 0), the value
+ * becomes the least sample's TSC ticks per step, at the campaign's
+ * clock, or at the run's own where the campaign shows two clock states
+ * or more, and the source "tsc-least" (db.c, unit_value, says why), so
+ * that a replay is measured as the seeds it is predicted from.
+ * Otherwise, or when the run has no samples, the run's figure as it is.
  */
 int lk_mdl_figure(struct lk_ctx *ctx, struct lk_store *s, int64_t variant_id,
-		  enum lk_mdl_level level, double clock,
+		  enum lk_mdl_level level, const struct lk_mdl_clock *clock,
 		  struct lk_run_figure *fig);
 /*
  * The database the plan's measured units make: per seed and requested

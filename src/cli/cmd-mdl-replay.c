@@ -104,11 +104,16 @@ static int print_result(struct lk_ctx *ctx, struct lk_store *s,
 			int64_t variant)
 {
 	struct lk_run_figure f = {0};
-	double per, canon, clock;
-	int ret = lk_store_campaign_clock(ctx, s, campaign_id, &clock);
+	struct lk_mdl_clock clock;
+	double per, canon, at;
+	int ret = lk_mdl_clock_read(ctx, s, campaign_id, &clock);
 
 	if (!ret)
-		ret = lk_mdl_figure(ctx, s, variant, r->level, clock, &f);
+		ret = lk_mdl_figure(ctx, s, variant, r->level, &clock, &f);
+	/* the clock a tsc-least figure is at (lk_mdl_figure) */
+	at = clock.build;
+	if (!ret && clock.nstates > 1)
+		ret = lk_store_run_clock(ctx, s, variant, NULL, &at);
 	if (ret) {
 		lk_run_figure_release(&f);
 		return ret;
@@ -136,7 +141,7 @@ static int print_result(struct lk_ctx *ctx, struct lk_store *s,
 		       (unsigned long long)r->loop, lk_mdl_level_name(r->level),
 		       r->bytes, per, canon, f.source, r->unroll, r->trips,
 		       r->kept ? "true" : "false", r->chunks, r->streams,
-		       f.status, f.spread, clock, campaign,
+		       f.status, f.spread, at, campaign,
 		       (long long)variant);
 	else
 		printf("%-4s %.6g cycles/iter, %.6g per canonical iteration "

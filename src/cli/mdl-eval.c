@@ -247,9 +247,8 @@ static int eval_variant(struct eval *e, const struct lk_variant_binary *v,
 static int read_replays(struct eval *e)
 {
 	size_t i;
-	double clock;
-	int ret = lk_store_campaign_clock(e->ctx, e->s, e->replay_campaign,
-					  &clock);
+	struct lk_mdl_clock clock;
+	int ret = lk_mdl_clock_read(e->ctx, e->s, e->replay_campaign, &clock);
 
 	for (i = 0; !ret && i < e->n; i++) {
 		struct lk_mdl_eval_row *r = &e->rows[i];
@@ -262,7 +261,7 @@ static int read_replays(struct eval *e)
 		if (lk_mdl_level_parse(r->level, &level))
 			LK_BUG("bad level in an eval row");
 		ret = lk_mdl_figure(e->ctx, e->s, r->replay_variant_id, level,
-				    clock, &f);
+				    &clock, &f);
 		if (!ret && lk_run_figure_usable(&f) && e->trips[i] > 0) {
 			r->replayed = f.value / (double)e->trips[i];
 		} else if (!ret) {

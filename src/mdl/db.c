@@ -405,7 +405,7 @@ static double run_value(const struct lk_mdl_db_unit *u,
  * median of p25 figures agrees better.
  *
  * That holds while the core keeps one clock. Where the build's runs show
- * two clock states or more (struct mdl_clock: a core that changes turbo
+ * two clock states or more (struct lk_mdl_clock: a core that changes turbo
  * state from process to process), one clock for the build counts a run
  * in a slower state as slower: each round's least sample is taken at its
  * own run's clock instead, and the value is the median of the rounds
@@ -424,13 +424,13 @@ static int by_value(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The clock states (mdl-int.h, struct mdl_clock). */
+/* The clock states (mdl.h, struct lk_mdl_clock). */
 #define STATE_GAP 0.002
 #define STATE_SHARE 0.05
 #define STATE_SPAN 0.01
 #define STATE_RANGE 0.75
 
-void mdl_clock_states(const double *v, size_t n, struct mdl_clock *c)
+void mdl_clock_states(const double *v, size_t n, struct lk_mdl_clock *c)
 {
 	size_t i, j;
 	int k, m = 0;
@@ -442,7 +442,7 @@ void mdl_clock_states(const double *v, size_t n, struct mdl_clock *c)
 			;
 		if ((double)(j - i) >= STATE_SHARE * (double)n &&
 		    v[j - 1] <= v[i] * (1 + STATE_SPAN) &&
-		    c->nstates < MDL_CLOCK_STATES)
+		    c->nstates < LK_MDL_CLOCK_STATES)
 			c->state[c->nstates++] =
 				v[i + (size_t)(0.9 * (double)(j - 1 - i))];
 	}
@@ -452,8 +452,8 @@ void mdl_clock_states(const double *v, size_t n, struct mdl_clock *c)
 	c->nstates = m;
 }
 
-static int read_clock(struct lk_ctx *ctx, struct lk_store *s,
-		      int64_t campaign, struct mdl_clock *c)
+int lk_mdl_clock_read(struct lk_ctx *ctx, struct lk_store *s,
+		      int64_t campaign, struct lk_mdl_clock *c)
 {
 	double *v = NULL;
 	size_t n = 0;
@@ -530,32 +530,43 @@ static int moving_figure(struct lk_ctx *ctx, struct lk_store *s,
 	return 0;
 }
 
+/* The n runs' least samples as c says: at each run's own clock where it
+ * moves, else at the build's. */
+static int clock_figure(struct lk_ctx *ctx, struct lk_store *s,
+			int64_t variant_id, const char *const *methods, int n,
+			const struct lk_mdl_clock *c, struct lk_run_figure *fig)
+{
+	return c->nstates > 1
+		       ? moving_figure(ctx, s, variant_id, methods, n, fig)
+		       : least_figure(ctx, s, variant_id, methods, n, c->build,
+				      fig);
+}
+
 int lk_mdl_figure(struct lk_ctx *ctx, struct lk_store *s, int64_t variant_id,
-		  enum lk_mdl_level level, double clock,
+		  enum lk_mdl_level level, const struct lk_mdl_clock *clock,
 		  struct lk_run_figure *fig)
 {
 	static const char *const latest[] = {NULL};
 	int ret = lk_store_run_figure(ctx, s, variant_id, "cycles", fig);
 
-	if (!ret && lk_run_figure_usable(fig) && uses_least(level, clock))
-		ret = least_figure(ctx, s, variant_id, latest, 1, clock, fig);
+	if (!ret && lk_run_figure_usable(fig) &&
+	    uses_least(level, clock->build))
+		ret = clock_figure(ctx, s, variant_id, latest, 1, clock, fig);
 	return ret;
 }
 
 static int unit_value(struct lk_ctx *ctx, struct lk_store *s,
 		      const struct lk_mdl_db_plan *p,
-		      const struct lk_mdl_db_unit *u, const struct mdl_clock *c,
+		      const struct lk_mdl_db_unit *u, const struct lk_mdl_clock *c,
 		      double *value, struct lk_run_figure *fig)
 {
-	double clock = c->build;
 	struct round_run run[LK_MDL_DB_ROUNDS] = {{0}};
 	const char *methods[LK_MDL_DB_ROUNDS];
 	int r, n = 0, ret = 0;
 
 	*value = 0;
 	if (!p->nrounds) {
-		ret = lk_mdl_figure(ctx, s, u->variant_id, u->level, clock,
-				    fig);
+		ret = lk_mdl_figure(ctx, s, u->variant_id, u->level, c, fig);
 		*value = ret ? 0 : run_value(u, fig);
 		return ret;
 	}
@@ -581,11 +592,8 @@ static int unit_value(struct lk_ctx *ctx, struct lk_store *s,
 			lk_run_figure_release(&run[r].fig);
 		}
 	}
-	if (!ret && n && uses_least(u->level, clock)) {
-		ret = c->nstates > 1 ? moving_figure(ctx, s, u->variant_id,
-						     methods, n, fig)
-				     : least_figure(ctx, s, u->variant_id,
-						    methods, n, clock, fig);
+	if (!ret && n && uses_least(u->level, c->build)) {
+		ret = clock_figure(ctx, s, u->variant_id, methods, n, c, fig);
 		*value = ret ? 0 : run_value(u, fig);
 	}
 	return ret;
@@ -616,7 +624,7 @@ static int by_rank(const void *a, const void *b)
 static int plan_from(struct lk_ctx *ctx, struct lk_store *s,
 		     struct lk_mdl_db_plan *p, size_t *alloc, size_t seed,
 		     size_t nfrom, enum lk_mdl_level from, size_t keep,
-		     unsigned to, const struct mdl_clock *clock)
+		     unsigned to, const struct lk_mdl_clock *clock)
 {
 	struct ranked *r = lk_calloc(nfrom + 1, sizeof(*r));
 	size_t i, k, n = 0;
@@ -676,7 +684,7 @@ int lk_mdl_db_record(struct lk_ctx *ctx, struct lk_store *s,
 {
 	size_t alloc = p->nunits, first = p->nunits, i, keep;
 	enum lk_mdl_level from;
-	struct mdl_clock clock;
+	struct lk_mdl_clock clock;
 	unsigned to;
 	int ret = 0;
 
@@ -684,7 +692,7 @@ int lk_mdl_db_record(struct lk_ctx *ctx, struct lk_store *s,
 		plan_phase0(p, &alloc);
 	else if (p->explore == LK_MDL_EXPLORE_DEFAULT &&
 		 (to = plan_phase(p, phase, &from, &keep)) &&
-		 !(ret = read_clock(ctx, s, campaign, &clock)))
+		 !(ret = lk_mdl_clock_read(ctx, s, campaign, &clock)))
 		for (i = 0; !ret && i < p->nseeds; i++)
 			ret = plan_from(ctx, s, p, &alloc, i, first, from,
 					keep, to, &clock);
@@ -699,7 +707,7 @@ int lk_mdl_db_record(struct lk_ctx *ctx, struct lk_store *s,
 static void keep_best(struct lk_ctx *ctx, struct lk_store *s,
 		      const struct lk_mdl_db_plan *p, size_t seed,
 		      enum lk_mdl_latency latency, enum lk_mdl_level level,
-		      const struct mdl_clock *clock, struct lk_mdl_perf_row *r)
+		      const struct lk_mdl_clock *clock, struct lk_mdl_perf_row *r)
 {
 	size_t i;
 
@@ -734,7 +742,7 @@ static void keep_best(struct lk_ctx *ctx, struct lk_store *s,
 static void collect_level(struct lk_ctx *ctx, struct lk_store *s,
 			  const struct lk_mdl_db_plan *p, size_t seed,
 			  enum lk_mdl_latency latency, enum lk_mdl_level level,
-			  const struct mdl_clock *clock,
+			  const struct lk_mdl_clock *clock,
 			  struct lk_mdl_perf_row *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -798,11 +806,11 @@ int lk_mdl_db_collect(struct lk_ctx *ctx, struct lk_store *s,
 		      int64_t campaign, struct lk_mdl_db_row *out)
 {
 	size_t i, n = 0;
-	struct mdl_clock clock;
+	struct lk_mdl_clock clock;
 	int l;
 
 	memset(out, 0, sizeof(*out));
-	if (read_clock(ctx, s, campaign, &clock))
+	if (lk_mdl_clock_read(ctx, s, campaign, &clock))
 		memset(&clock, 0, sizeof(clock));
 	db_identity(p, method, out);
 	out->machine = lk_strdup("");

@@ -111,29 +111,9 @@ void mdl_walk_cycle(long chunks, long lanes, long *blocks, long *used);
  * visited of n: even lanes first, then the odd ones. */
 extern const char mdl_walk_lane_c[];
 
-/*
- * The clocks a build's runs ran at (db.c; doc/loopkit-mdl.md, "A clock
- * that moves"). build is the campaign's clock (lk_store_campaign_clock).
- * state[] are the clocks its runs were seen at, ascending: clusters of
- * the runs' own clocks (each run's fastest reference, lk_store_run_clock)
- * with no gap over 0.2 %, each holding at least 5 % of the runs within
- * 1 %, and none slower than 3/4 of the fastest; a state's clock is its
- * cluster's 90th percentile. A core whose clock holds still shows one
- * state, the runs whose references a neighbour slowed scattered below
- * it; a core that changes turbo state from process to process shows
- * several (a guest on 2026-12-02: 3.6 to 4.1 GHz in steps of 100 MHz,
- * each run in one).
- */
-#define MDL_CLOCK_STATES 16
-
-struct mdl_clock {
-	double build;
-	double state[MDL_CLOCK_STATES];
-	int nstates;
-};
-
-/* c's states from n run clocks v, ascending (c->build untouched). With
- * two or more, the database counts each run at its own clock (db.c). */
-void mdl_clock_states(const double *v, size_t n, struct mdl_clock *c);
+/* c's states from n run clocks v, ascending (c->build untouched; mdl.h,
+ * struct lk_mdl_clock). With two or more, a figure counts each run at
+ * its own clock (db.c). */
+void mdl_clock_states(const double *v, size_t n, struct lk_mdl_clock *c);
 
 #endif

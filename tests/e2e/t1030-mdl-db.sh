@@ -53,7 +53,7 @@ PY
 # clock (the 99th percentile of every sample's reference ratio); where
 # they show two or more (a core that changes turbo state from run to
 # run), each run's least at its own clock, the median of the three
-# (src/mdl/db.c, mdl-int.h's struct mdl_clock).
+# (src/mdl/db.c, mdl.h's struct lk_mdl_clock).
 sqlite3 d/store.db "SELECT p.name, p.level, p.value, x.value /
 	(SELECT vp.value FROM variant_params vp
 		WHERE vp.variant_id = p.variant_id AND

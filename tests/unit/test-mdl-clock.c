@@ -1,5 +1,5 @@
 /*
- * The clock states of a database build (src/mdl/db.c, struct mdl_clock):
+ * The clock states of a database build (src/mdl/db.c, mdl.h's struct lk_mdl_clock):
  * one state where the clock holds still and a neighbour only slows some
  * runs' references; several where the core changes turbo state from run
  * to run; neither a cluster far below the fastest nor a handful of runs.
@@ -27,7 +27,7 @@ static size_t put(double *v, size_t k, size_t n, double x, double jitter)
 Test(mdl_clock, one_state_and_a_neighbour)
 {
 	double v[1000];
-	struct mdl_clock c = {0};
+	struct lk_mdl_clock c = {0};
 	size_t i, n = put(v, 0, 650, 1.3015, 0.0005);
 
 	for (i = 0; i < 350; i++)
@@ -45,7 +45,7 @@ Test(mdl_clock, turbo_states)
 	static const double at[] = {1.382, 1.420, 1.458, 1.535, 1.573};
 	static const size_t share[] = {50, 160, 260, 250, 260};
 	double v[1100];
-	struct mdl_clock c = {0};
+	struct lk_mdl_clock c = {0};
 	size_t i, n = 0;
 
 	for (i = 0; i < 5; i++)
@@ -66,7 +66,7 @@ Test(mdl_clock, turbo_states)
 Test(mdl_clock, not_states)
 {
 	double v[1000];
-	struct mdl_clock c = {0};
+	struct lk_mdl_clock c = {0};
 	size_t n = put(v, 0, 300, 0.65, 0.001);
 
 	n = put(v, n, 660, 1.30, 0.001);

@@ -330,6 +330,75 @@ Test(store_mdl, run_least_ticks_and_campaign_clock)
 	lk_store_close(s);
 }
 
+/* A run of variant whose every reference reads clock q and whose least
+ * sample is 100 ticks a step. */
+static void clocked_run(struct lk_store *s, int64_t variant, double q)
+{
+	static const struct lk_result_rec res[] = {
+		{"mdl", "cycles", "tsc-calibrated", "cycles/step", 1, 150,
+		 "p25", 5, 0.02, "", 1}};
+	struct lk_sample_rec sm[] = {
+		{0, 0, "mdl", 0, 4, "ref_cycles", 1000 * q, 1000 * q},
+		{0, 0, "mdl", 0, 4, "ref_tsc", 1000, 1000},
+		{0, 0, "mdl", 0, 4, "tsc", 480, 120},
+		{0, 0, "mdl", 1, 4, "tsc", 400, 100}};
+	struct lk_run_rec r = ok_run(variant, res, 1);
+
+	r.samples = sm;
+	r.nsamples = sizeof(sm) / sizeof(sm[0]);
+	cr_assert_eq(lk_store_run_put(&ctx, s, &r, NULL), 0, "%s", ctx.msg);
+}
+
+/*
+ * lk_mdl_figure: at L1 and L2 the least sample at the campaign's clock
+ * while its runs show one state, at each run's own once they show two
+ * (doc/loopkit-mdl.md, "A clock that moves"); from L3 on the run's
+ * figure as it is.
+ */
+Test(store_mdl, figure_at_each_runs_clock)
+{
+	struct lk_store *s = open_store();
+	struct lk_variant_rec v = {"a", "a.c", "sh", "gcc", "default", "-O2",
+				   NULL, 0};
+	struct lk_run_figure f = {0};
+	struct lk_mdl_clock c;
+	int64_t campaign, a, b;
+
+	cr_assert_eq(lk_store_campaign(&ctx, s, "c", NULL, NULL, &campaign),
+		     0);
+	cr_assert_eq(lk_mdl_clock_read(&ctx, s, campaign, &c), 0);
+	cr_assert_eq(c.build, 0);
+	cr_assert_eq(c.nstates, 0);
+	cr_assert_eq(lk_store_variant_put(&ctx, s, campaign, &v, &a), 0);
+	v.hash = "b";
+	v.source = "b.c";
+	cr_assert_eq(lk_store_variant_put(&ctx, s, campaign, &v, &b), 0);
+	clocked_run(s, a, 1.6);
+	cr_assert_eq(lk_mdl_clock_read(&ctx, s, campaign, &c), 0, "%s",
+		     ctx.msg);
+	cr_assert_eq(c.nstates, 1);
+	cr_assert_float_eq(c.build, 1.6, 1e-12);
+	cr_assert_eq(lk_mdl_figure(&ctx, s, a, LK_MDL_L1, &c, &f), 0);
+	cr_assert_float_eq(f.value, 160, 1e-9, "%g", f.value);
+	cr_assert_str_eq(f.source, "tsc-least");
+	lk_run_figure_release(&f);
+	/* b's run in another state: two states, each run at its own. */
+	clocked_run(s, b, 2.0);
+	cr_assert_eq(lk_mdl_clock_read(&ctx, s, campaign, &c), 0);
+	cr_assert_eq(c.nstates, 2);
+	cr_assert_eq(lk_mdl_figure(&ctx, s, a, LK_MDL_L2, &c, &f), 0);
+	cr_assert_float_eq(f.value, 160, 1e-9, "%g", f.value);
+	lk_run_figure_release(&f);
+	cr_assert_eq(lk_mdl_figure(&ctx, s, b, LK_MDL_L1, &c, &f), 0);
+	cr_assert_float_eq(f.value, 200, 1e-9, "%g", f.value);
+	lk_run_figure_release(&f);
+	cr_assert_eq(lk_mdl_figure(&ctx, s, a, LK_MDL_L3, &c, &f), 0);
+	cr_assert_eq(f.value, 150);
+	cr_assert_str_eq(f.source, "tsc-calibrated");
+	lk_run_figure_release(&f);
+	lk_store_close(s);
+}
+
 Test(store_mdl, eval_rows_replace_and_keep_nan)
 {
 	struct lk_store *s = open_store();
