@@ -617,6 +617,12 @@ int lk_mdl_clock_read(struct lk_ctx *ctx, struct lk_store *s,
 int lk_mdl_figure(struct lk_ctx *ctx, struct lk_store *s, int64_t variant_id,
 		  enum lk_mdl_level level, const struct lk_mdl_clock *clock,
 		  struct lk_run_figure *fig);
+/* The clock lk_mdl_figure takes a tsc-least figure of variant_id's
+ * latest run at, into *at: the campaign's, or the run's own where the
+ * clock moves. */
+int lk_mdl_figure_clock(struct lk_ctx *ctx, struct lk_store *s,
+			int64_t variant_id, const struct lk_mdl_clock *clock,
+			double *at);
 /*
  * The database the plan's measured units make: per seed and requested
  * level, the minimum over its units (each the median of its rounds'

@@ -110,10 +110,8 @@ static int print_result(struct lk_ctx *ctx, struct lk_store *s,
 
 	if (!ret)
 		ret = lk_mdl_figure(ctx, s, variant, r->level, &clock, &f);
-	/* the clock a tsc-least figure is at (lk_mdl_figure) */
-	at = clock.build;
-	if (!ret && clock.nstates > 1)
-		ret = lk_store_run_clock(ctx, s, variant, NULL, &at);
+	if (!ret)
+		ret = lk_mdl_figure_clock(ctx, s, variant, &clock, &at);
 	if (ret) {
 		lk_run_figure_release(&f);
 		return ret;

@@ -530,13 +530,19 @@ static int moving_figure(struct lk_ctx *ctx, struct lk_store *s,
 	return 0;
 }
 
+/* Does c's clock move (two states or more: each run at its own)? */
+static int clock_moves(const struct lk_mdl_clock *c)
+{
+	return c->nstates > 1;
+}
+
 /* The n runs' least samples as c says: at each run's own clock where it
  * moves, else at the build's. */
 static int clock_figure(struct lk_ctx *ctx, struct lk_store *s,
 			int64_t variant_id, const char *const *methods, int n,
 			const struct lk_mdl_clock *c, struct lk_run_figure *fig)
 {
-	return c->nstates > 1
+	return clock_moves(c)
 		       ? moving_figure(ctx, s, variant_id, methods, n, fig)
 		       : least_figure(ctx, s, variant_id, methods, n, c->build,
 				      fig);
@@ -553,6 +559,16 @@ int lk_mdl_figure(struct lk_ctx *ctx, struct lk_store *s, int64_t variant_id,
 	    uses_least(level, clock->build))
 		ret = clock_figure(ctx, s, variant_id, latest, 1, clock, fig);
 	return ret;
+}
+
+int lk_mdl_figure_clock(struct lk_ctx *ctx, struct lk_store *s,
+			int64_t variant_id, const struct lk_mdl_clock *clock,
+			double *at)
+{
+	*at = clock->build;
+	return clock_moves(clock)
+		       ? lk_store_run_clock(ctx, s, variant_id, NULL, at)
+		       : 0;
 }
 
 static int unit_value(struct lk_ctx *ctx, struct lk_store *s,
