@@ -26,7 +26,7 @@ if [ "${1:-}" = --one ]; then
 	case $rc in
 	0) out="ok   $name (${secs}s)" ;;
 	77) out="skip $name: $(tail -n 1 "$TMPD/.log")" ;;
-	*) out="FAIL $name (exit $rc)
+	*) out="FAIL $name (exit $rc, ${secs}s)
 $(sed 's/^/     | /' "$TMPD/.log" | tail -n 40)" ;;
 	esac
 	[ $rc -eq 0 ] || [ $rc -eq 77 ] || out="$out
