@@ -3,13 +3,19 @@
 # are recorded as crashed by SIGILL (the reason names the instruction and
 # its ISA set), the sweep goes on (exit 1) and the
 # analysis works on the other 40. The shapes as properties: IPC =
-# min(N/4, peak) within 5 % up to 4 chains (latency-bound) and within
-# 10 % from 5 (two FMA pipes; a process may settle in a slower steady
-# state there, 8 % below at 7 chains on Zen 3), never more than 5 % above;
-# the peak by micro-architecture (loopkit env): 2 at 128 and 256 bits on
-# Zen 3 and Zen 4, 1 at 512 bits on Zen 4. Another machine skips the
-# figures with a reason. The tree and Kendall's tau put asm.n first; the
-# line plot has one series per configuration.
+# min(N/4, peak) within 5 % up to 4 chains (latency-bound), never more
+# than 5 % above it, the peak reached within 5 % by the best of the
+# chain counts from 4 x peak on, and from 5 chains on IPC out of the
+# latency regime (at least 1.1 x the figure at 4 chains); the peak by
+# micro-architecture (loopkit env): 2 at 128 and 256 bits on Zen 3 and
+# Zen 4, 1 at 512 bits on Zen 4. Another machine skips the figures with
+# a reason. From 5 chains on a process settles in one of several steady
+# states, the same binary: until 2026-12-07 the test asked each chain
+# count for 10 % of min(N/4, peak) in one round, but on the Zen 3 guest
+# of that day double_256 at 8 chains read 1.698, 1.492 and 1.698 in
+# three rounds of three processes, and 9 and 10 chains drew 1.49 too
+# (README.md, fma-throughput). The tree and Kendall's tau put asm.n
+# first; the line plot has one series per configuration.
 #
 # Rounds of three processes each, two or three (until the figures hold);
 # a figure holds when one round gives it. Other work on the machine
@@ -64,12 +70,19 @@ for c in configs:
     p = peak.get(c.split("_")[1])
     if not p:
         continue
+    p = float(p)
     for n in range(1, 11):
-        want = min(n / 4, float(p))
-        tol = 0.05 if n <= 4 else 0.10
-        assert any(want * (1 - tol) <= x <= want * 1.05
-                   for x in ipcs[(c, n)]), \
-            "%s N=%d: IPC %s, want %g" % (c, n, ipcs[(c, n)], want)
+        want = min(n / 4, p)
+        assert max(ipcs[(c, n)]) <= want * 1.05, \
+            "%s N=%d: IPC %s above the bound %g" % (c, n, ipcs[(c, n)], want)
+        if n <= 4:
+            assert max(ipcs[(c, n)]) >= want * 0.95, \
+                "%s N=%d: IPC %s, want %g" % (c, n, ipcs[(c, n)], want)
+        else:
+            assert max(ipcs[(c, n)]) >= 1.1 * max(ipcs[(c, 4)]), \
+                "%s N=%d: IPC %s, not above 4 chains'" % (c, n, ipcs[(c, n)])
+    top = max(max(ipcs[(c, n)]) for n in range(int(4 * p), 11))
+    assert top >= 0.95 * p, "%s: not saturated at %g (best %.3f)" % (c, p, top)
 d = json.load(open("loopkit.d/analyze/ipc/summary.json"))
 assert d["rows"] == (60 if avx512 else 40), d["rows"]
 imp = d["tree"]["importance"]
