@@ -80,7 +80,7 @@ for vid, name, value in con.execute(
     params.setdefault(vid, {})[name] = value
 least = {}
 for vid, t in con.execute(
-        """SELECT r.variant_id, min(s.value / s.steps) FROM runs r
+        """SELECT r.variant_id, min(s.value) FROM runs r
            JOIN samples s ON s.run_id = r.id AND s.metric = 'tsc'
            WHERE r.status = 'ok' GROUP BY r.variant_id"""):
     least[lines(params[vid])] = t / 1000
