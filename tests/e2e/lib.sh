@@ -2,7 +2,7 @@
 set -eu
 # Sourced from the source tree (run.sh starts every test there).
 E2E_DIR=$(pwd)/tests/e2e
-# Python helpers the tests share (lkstats.py).
+# Python helpers the tests share (lkstats.py, fmachains.py).
 export PYTHONPATH="$E2E_DIR${PYTHONPATH:+:$PYTHONPATH}"
 # Two tests run at a time, each the other's neighbour on a 2-core machine,
 # so the contention rule often relaunches: the tests check properties, not

@@ -39,6 +39,7 @@ esac
 # shapes.py ROUND.json...: the figures; each holds when one round gives it.
 cat >shapes.py <<'PY'
 import json, sys
+from fmachains import check_shape
 avx512 = sys.argv[1] == "1"
 peak = dict(p.split("=") for p in sys.argv[2].split())
 ipcs, status = {}, {}
@@ -70,19 +71,7 @@ for c in configs:
     p = peak.get(c.split("_")[1])
     if not p:
         continue
-    p = float(p)
-    for n in range(1, 11):
-        want = min(n / 4, p)
-        assert max(ipcs[(c, n)]) <= want * 1.05, \
-            "%s N=%d: IPC %s above the bound %g" % (c, n, ipcs[(c, n)], want)
-        if n <= 4:
-            assert max(ipcs[(c, n)]) >= want * 0.95, \
-                "%s N=%d: IPC %s, want %g" % (c, n, ipcs[(c, n)], want)
-        else:
-            assert max(ipcs[(c, n)]) >= 1.1 * max(ipcs[(c, 4)]), \
-                "%s N=%d: IPC %s, not above 4 chains'" % (c, n, ipcs[(c, n)])
-    top = max(max(ipcs[(c, n)]) for n in range(int(4 * p), 11))
-    assert top >= 0.95 * p, "%s: not saturated at %g (best %.3f)" % (c, p, top)
+    check_shape(c, [max(ipcs[(c, n)]) for n in range(1, 11)], float(p))
 d = json.load(open("loopkit.d/analyze/ipc/summary.json"))
 assert d["rows"] == (60 if avx512 else 40), d["rows"]
 imp = d["tree"]["importance"]
